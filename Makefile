@@ -1,0 +1,86 @@
+# plagd — `make help` lists the targets.
+#
+# The two commands of the README:
+#   make up     local PostgreSQL in ./.data, migrate, ingest samples/, one run, serve
+#   make test   vet + all tests (the Go harness starts its own throwaway PostgreSQL)
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO          ?= go
+BIN         := bin/plagd
+CONFIG      ?= configs/plagd.yaml
+HTTP_LISTEN ?= 127.0.0.1:8080
+# what `make up` ingests: folders are walked for document files (*.txt, ...);
+# the PAN truth files (*.xml) and README.md of the sample corpus are not picked up
+SAMPLES     ?= samples/pan-id/source-documents samples/pan-id/suspicious-documents
+TEST_TIMEOUT ?= 30m
+FUZZTIME    ?= 30s
+IMAGE       ?= plagd:dev
+GOFLAGS_BUILD ?= -trimpath
+
+PLAGD := $(BIN) --config $(CONFIG)
+
+.PHONY: help build up down test test-short bench fuzz lint docker clean
+
+help: ## list the targets
+	@echo "plagd make targets:"
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | \
+	  awk 'BEGIN {FS = ":.*## "} {printf "  %-11s %s\n", $$1, $$2}'
+	@echo "variables: CONFIG=$(CONFIG) HTTP_LISTEN=$(HTTP_LISTEN) TEST_TIMEOUT=$(TEST_TIMEOUT) FUZZTIME=$(FUZZTIME) IMAGE=$(IMAGE)"
+
+build: ## build bin/plagd
+	$(GO) build $(GOFLAGS_BUILD) -o $(BIN) ./cmd/plagd
+
+up: build ## local PostgreSQL (./.data), migrate, ingest samples/, run once, serve on http://127.0.0.1:8080
+	@url=$$(scripts/localpg.sh start); \
+	export PLAGD_DATABASE_URL="$$url"; \
+	echo "DATABASE_URL=$$url"; \
+	echo "== plagd migrate"; $(PLAGD) migrate; \
+	echo "== plagd ingest $(SAMPLES)"; $(PLAGD) ingest $(SAMPLES); \
+	echo "== plagd run"; $(PLAGD) run; \
+	echo; \
+	echo "open http://$(HTTP_LISTEN)"; \
+	echo "(Ctrl-C stops plagd; 'make down' stops PostgreSQL; 'scripts/localpg.sh psql' opens a SQL prompt)"; \
+	echo; \
+	PLAGD_HTTP_LISTEN="$(HTTP_LISTEN)" exec $(PLAGD) serve
+
+down: ## stop the local PostgreSQL (its data stays in ./.data)
+	scripts/localpg.sh stop
+
+test: ## go vet, then every test (unit, property, integration) against a throwaway PostgreSQL
+	@pgbin=$$(scripts/ensure-postgres.sh); \
+	echo "PostgreSQL server binaries: $$pgbin"; \
+	echo "== go vet ./..."; $(GO) vet ./...; \
+	echo "== go test ./..."; \
+	PATH="$$pgbin:$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+test-short: ## quick tests (go test -short); database tests are skipped when PostgreSQL is not installed
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; else \
+	  echo "no PostgreSQL server binaries: skipping database tests (PLAGD_TEST_SKIP_DB=1)"; \
+	  export PLAGD_TEST_SKIP_DB=1; fi; \
+	$(GO) test -short -count=1 -timeout 10m ./...
+
+bench: build ## Go benchmarks of invindex, then plagd bench against the local PostgreSQL (database plagd_bench)
+	$(GO) test -run '^$$' -bench . -benchmem ./invindex/
+	@url=$$(scripts/localpg.sh start); \
+	scripts/localpg.sh psql -qtAX -c "select 1 from pg_database where datname = 'plagd_bench'" | grep -q 1 || \
+	  scripts/localpg.sh psql -qX -c "create database plagd_bench"; \
+	export PLAGD_DATABASE_URL="$${url/\/plagd\?//plagd_bench?}"; \
+	echo "== plagd bench (PLAGD_DATABASE_URL=$$PLAGD_DATABASE_URL)"; \
+	$(BIN) bench $(BENCH_ARGS)
+
+fuzz: ## fuzz the tokenizer (FuzzTokenize) for FUZZTIME
+	$(GO) test -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME) ./invindex/
+
+lint: ## gofmt check and go vet
+	@out=$$(gofmt -l .); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+docker: ## build the container image (IMAGE=plagd:dev); needs a Docker engine
+	docker build -t $(IMAGE) .
+
+clean: ## remove bin/ (the local database in ./.data is kept: 'make down && rm -rf .data' removes it)
+	rm -rf bin

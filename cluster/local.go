@@ -1,0 +1,190 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/plagd/plagd/invindex"
+)
+
+// LocalNode is a Node in the master's process. It owns one chunk-ID range and
+// keeps its committed slice between runs, so that nothing is copied per run.
+type LocalNode struct {
+	lo, hi uint64
+
+	mu        sync.Mutex
+	committed *invindex.Slice
+	gen       int64
+
+	// Run state, valid between Begin and Commit/Abort.
+	run     *RunSpec
+	removed *invindex.DocSet
+	added   []invindex.DocChunks
+	chunks  map[invindex.DocID][]uint32 // every delivered doc's chunks in range (step 6a of the seed)
+	pending *invindex.Slice
+
+	tokenizers *sync.Pool // tokenizers for the run's Params, one per concurrent Chunk call
+}
+
+// NewLocalNode returns a node owning [lo, hi) with an empty committed slice.
+func NewLocalNode(lo, hi uint64) *LocalNode {
+	return &LocalNode{lo: lo, hi: hi, committed: invindex.NewSlice(lo, hi)}
+}
+
+// Range implements Node.
+func (n *LocalNode) Range() (uint64, uint64) { return n.lo, n.hi }
+
+// Begin implements Node.
+func (n *LocalNode) Begin(_ context.Context, spec RunSpec, removed []invindex.DocID) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !spec.Full && n.gen != spec.Base {
+		return fmt.Errorf("%w: node [%d,%d) has generation %d, run builds on %d", ErrStale, n.lo, n.hi, n.gen, spec.Base)
+	}
+	s := spec
+	n.run = &s
+	max := 0
+	for _, d := range removed {
+		if int(d) >= max {
+			max = int(d) + 1
+		}
+	}
+	n.removed = invindex.NewDocSet(max)
+	for _, d := range removed {
+		n.removed.Add(d)
+	}
+	n.added = n.added[:0]
+	n.chunks = make(map[invindex.DocID][]uint32)
+	n.pending = nil
+	params := spec.Params
+	n.tokenizers = &sync.Pool{New: func() any { return invindex.NewTokenizer(params) }}
+	return nil
+}
+
+// Chunk implements Node. It is safe to call concurrently: each call borrows its
+// own tokenizer, because chunking is the CPU-heavy part of a run.
+func (n *LocalNode) Chunk(ctx context.Context, batch []Text) ([]Chunked, error) {
+	n.mu.Lock()
+	run, pool := n.run, n.tokenizers
+	n.mu.Unlock()
+	if run == nil {
+		return nil, ErrNoRun
+	}
+	tok := pool.Get().(*invindex.Tokenizer)
+	defer pool.Put(tok)
+	out := make([]Chunked, len(batch))
+	for i, t := range batch {
+		if i%16 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		words, chunks := tok.DocChunks(t.Text)
+		out[i] = Chunked{Doc: t.Doc, Words: words, Chunks: chunks}
+	}
+	return out, nil
+}
+
+// Deliver implements Node.
+func (n *LocalNode) Deliver(_ context.Context, docs []invindex.DocChunks, index bool) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.run == nil {
+		return ErrNoRun
+	}
+	for _, d := range docs {
+		n.chunks[d.Doc] = d.Chunks
+		if index {
+			n.added = append(n.added, d)
+		}
+	}
+	return nil
+}
+
+// Build implements Node.
+func (n *LocalNode) Build(context.Context) (BuildStats, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.run == nil {
+		return BuildStats{}, ErrNoRun
+	}
+	var flipped []invindex.DocID
+	if n.run.Full {
+		n.pending = invindex.BuildSlice(n.lo, n.hi, n.added)
+	} else {
+		n.pending, flipped = n.committed.Update(n.removed, n.added, n.run.DFCap)
+	}
+	n.added = nil // the postings live in the pending slice now
+	return BuildStats{
+		Postings: n.pending.Postings(),
+		Keys:     n.pending.Keys(),
+		Bytes:    n.pending.Bytes(),
+		Flipped:  flipped,
+	}, nil
+}
+
+// Count implements Node.
+func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invindex.Pair, error) {
+	n.mu.Lock()
+	run, pending, chunks := n.run, n.pending, n.chunks
+	n.mu.Unlock()
+	if run == nil || pending == nil {
+		return nil, ErrNoRun
+	}
+	c := invindex.NewCounter(0)
+	out := make([][]invindex.Pair, len(docs))
+	for i, d := range docs {
+		if i%64 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		ch, ok := chunks[d]
+		if !ok {
+			return nil, fmt.Errorf("count: document %d was not delivered to node [%d,%d)", d, n.lo, n.hi)
+		}
+		pending.Count(c, d, ch, run.DFCap)
+		// min_shared applies to the sum over all nodes, so nothing is dropped here.
+		out[i] = c.Drain(nil, 1)
+	}
+	return out, nil
+}
+
+// Commit implements Node.
+func (n *LocalNode) Commit(_ context.Context, gen int64) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.run == nil || n.pending == nil {
+		return ErrNoRun
+	}
+	n.committed, n.gen = n.pending, gen
+	n.clearRun()
+	return nil
+}
+
+// Abort implements Node.
+func (n *LocalNode) Abort(context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.clearRun()
+	return nil
+}
+
+func (n *LocalNode) clearRun() {
+	n.run, n.removed, n.added, n.chunks, n.pending, n.tokenizers = nil, nil, nil, nil, nil, nil
+}
+
+// Snapshot implements Node.
+func (n *LocalNode) Snapshot() (*invindex.Slice, int64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.committed, n.gen
+}
+
+// Install implements Node.
+func (n *LocalNode) Install(s *invindex.Slice, gen int64) error {
+	if s.Lo() != n.lo || s.Hi() != n.hi {
+		return fmt.Errorf("install: slice [%d,%d) does not match node range [%d,%d)", s.Lo(), s.Hi(), n.lo, n.hi)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.committed, n.gen = s, gen
+	return nil
+}

@@ -1,0 +1,150 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/plagd/plagd/invindex"
+)
+
+// ErrNeedFull means an incremental run cannot be computed exactly from the
+// state at hand (for example an unchanged document's stored text is missing);
+// the caller runs in full instead.
+var ErrNeedFull = errors.New("incremental run impossible, a full run is needed")
+
+// Master coordinates runs over a fixed set of nodes. It owns the committed
+// document table (internal ID ↔ documents.id and chunk counts) and the
+// generation number tying the nodes' slices to the committed run.
+type Master struct {
+	nodes []Node
+	log   zerolog.Logger
+
+	mu   sync.Mutex
+	docs *invindex.DocTable // committed
+	gen  int64
+
+	pending *invindex.DocTable // set by Run, made current by Commit
+}
+
+// NewMaster returns a master over nodes, whose ranges must tile the chunk-ID
+// space in order. Its index is empty (generation 0) until Install or a full run.
+func NewMaster(nodes []Node, log zerolog.Logger) *Master {
+	return &Master{nodes: nodes, log: log, docs: invindex.NewDocTable()}
+}
+
+// NewLocalNodes returns k in-process nodes splitting the space of p in equal ranges.
+func NewLocalNodes(p invindex.Params, k int) []Node {
+	bounds := invindex.SplitRange(p.SpaceSize(), k)
+	nodes := make([]Node, k)
+	for i := range nodes {
+		nodes[i] = NewLocalNode(bounds[i], bounds[i+1])
+	}
+	return nodes
+}
+
+// Generation is the committed index generation (0: no index).
+func (m *Master) Generation() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.gen
+}
+
+// Docs returns the committed document table (read-only).
+func (m *Master) Docs() *invindex.DocTable {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.docs
+}
+
+// Nodes returns the master's nodes, in range order.
+func (m *Master) Nodes() []Node { return m.nodes }
+
+// Install replaces the committed state with a loaded index. slices may have any
+// range boundaries covering the space; they are re-split to the nodes' ranges.
+func (m *Master) Install(docs *invindex.DocTable, slices []*invindex.Slice, gen int64) error {
+	bounds := make([]uint64, len(m.nodes)+1)
+	for i, n := range m.nodes {
+		bounds[i], bounds[i+1] = n.Range()
+	}
+	parts := slices
+	if !sameBounds(slices, bounds) {
+		parts = invindex.Reslice(slices, bounds)
+	}
+	for i, n := range m.nodes {
+		if err := n.Install(parts[i], gen); err != nil {
+			return err
+		}
+	}
+	m.mu.Lock()
+	m.docs, m.gen = docs, gen
+	m.mu.Unlock()
+	return nil
+}
+
+func sameBounds(slices []*invindex.Slice, bounds []uint64) bool {
+	if len(slices) != len(bounds)-1 {
+		return false
+	}
+	for i, s := range slices {
+		if s.Lo() != bounds[i] || s.Hi() != bounds[i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// Commit makes the run's results current on the master and every node. Call it
+// only after the run's rows are committed in PostgreSQL.
+func (m *Master) Commit(ctx context.Context, gen int64) error {
+	for _, n := range m.nodes {
+		if err := n.Commit(ctx, gen); err != nil {
+			return fmt.Errorf("commit node: %w", err)
+		}
+	}
+	m.mu.Lock()
+	m.docs, m.gen, m.pending = m.pending, gen, nil
+	m.mu.Unlock()
+	return nil
+}
+
+// Abort discards a run; the committed state stays.
+func (m *Master) Abort(ctx context.Context) {
+	for _, n := range m.nodes {
+		if err := n.Abort(ctx); err != nil {
+			m.log.Warn().Err(err).Msg("abort node")
+		}
+	}
+	m.mu.Lock()
+	m.pending = nil
+	m.mu.Unlock()
+}
+
+// each runs f for every node concurrently and returns the first error.
+func (m *Master) each(ctx context.Context, f func(ctx context.Context, i int, n Node) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for i, n := range m.nodes {
+		g.Go(func() error { return f(ctx, i, n) })
+	}
+	return g.Wait()
+}
+
+// owner returns the index of the node whose range holds chunk.
+func (m *Master) owner(bounds []uint64, chunk uint32) int {
+	i, _ := slices.BinarySearch(bounds, uint64(chunk)+1)
+	return i - 1
+}
+
+// bounds returns the nodes' range boundaries (k+1 values).
+func (m *Master) bounds() []uint64 {
+	b := make([]uint64, len(m.nodes)+1)
+	for i, n := range m.nodes {
+		b[i], b[i+1] = n.Range()
+	}
+	return b
+}

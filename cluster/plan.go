@@ -1,0 +1,80 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/plagd/plagd/invindex"
+)
+
+// Plan is what one run must do, decided by the daemon from the change log.
+// All document IDs here are external (documents.id in PostgreSQL).
+type Plan struct {
+	Run  int64 // the run's ID; the new index generation on commit
+	Full bool  // start from an empty index and recompute everything
+	// Upsert are documents added or modified (all live documents in a full run):
+	// their current text is chunked and indexed.
+	Upsert []int64
+	// Delete are documents that left the archive (soft- or hard-deleted).
+	Delete []int64
+	// Holes are unchanged documents whose stored top-k list lost an entry while
+	// full: their list is recomputed from their stored text, never left with a hole.
+	Holes []int64
+
+	Params    invindex.Params
+	DFCap     int // chunks in more documents are not counted; 0 = off
+	MinShared int // a pair needs at least this many shared chunks
+	TopK      int // rows kept per document
+	BatchSize int // documents per dispatched batch
+}
+
+// SourceText is one document's text as a TextSource delivers it.
+type SourceText struct {
+	ID     int64
+	Text   string
+	Failed string // non-empty: the text could not be had; the human reason
+	Gone   bool   // the document no longer exists or is deleted
+}
+
+// TextSource supplies texts to a run. The daemon implements it over PostgreSQL
+// (extracting files as needed); tests implement it over a map.
+type TextSource interface {
+	// Fresh returns the current texts of documents to (re)index, in the order asked.
+	Fresh(ctx context.Context, ids []int64) ([]SourceText, error)
+	// Stored returns the texts that were chunked when the documents were last
+	// indexed, for unchanged documents whose lists are recomputed.
+	Stored(ctx context.Context, ids []int64) ([]SourceText, error)
+}
+
+// Row is one similarity row: doc → other, asymmetric.
+type Row struct {
+	Doc, Other int64
+	Shared     uint32
+	Similarity float64 // Shared / chunks(Doc)
+}
+
+// DocResult is what a run did with one document it tried to index.
+type DocResult struct {
+	ID     int64
+	Words  int
+	Chunks int
+	Failed string // empty when indexed
+}
+
+// Outcome is the result of a run, ready to be committed by the daemon.
+type Outcome struct {
+	Rows []Row
+	// Replace are documents whose rows are replaced wholesale (rows with doc_id in it).
+	Replace []int64
+	// Others are documents whose incoming rows are removed (rows with other_id in it).
+	Others []int64
+	// Trim are unchanged documents that received new rows: each keeps its top-k.
+	Trim []int64
+	// Docs reports every document the run tried to index.
+	Docs []DocResult
+	// Deleted are documents removed from the index.
+	Deleted []int64
+	// Recomputed counts documents whose lists were recomputed in full.
+	Recomputed int
+	Postings   int
+	IndexBytes int
+}

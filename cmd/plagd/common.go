@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/daemon"
+)
+
+// usageError marks errors caused by bad arguments (exit code 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func asUsage(err error, target *usageError) bool { return errors.As(err, target) }
+
+// config loads the configuration file and applies environment and flags.
+func (g *globals) config() (daemon.Config, error) {
+	cfg, err := daemon.LoadConfig(g.configPath)
+	if err != nil {
+		return cfg, err
+	}
+	if g.database != "" {
+		cfg.DatabaseURL = g.database
+	}
+	if g.dataDir != "" {
+		cfg.DataDir = g.dataDir
+	}
+	if g.logLevel != "" {
+		cfg.Log.Level = g.logLevel
+	}
+	if g.logFormat != "" {
+		cfg.Log.Format = g.logFormat
+	}
+	if cfg.DatabaseURL == "" {
+		return cfg, errors.New("no database: set --database, PLAGD_DATABASE_URL or DATABASE_URL, or database_url in the config file")
+	}
+	return cfg, nil
+}
+
+// logger builds the zerolog logger the configuration asks for.
+func logger(cfg daemon.Config) zerolog.Logger {
+	return daemon.NewLogger(cfg.Log, os.Stderr)
+}
+
+// connect opens a pool and checks that the schema is the one this binary expects.
+func connect(ctx context.Context, cfg daemon.Config) (*pgxpool.Pool, error) {
+	pool, err := daemon.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := daemon.CheckSchema(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+func printf(format string, args ...any) { fmt.Fprintf(os.Stdout, format, args...) }

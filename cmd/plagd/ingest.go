@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/extract"
+)
+
+func init() { register(newIngestCmd) }
+
+// newIngestCmd is `plagd ingest`: load files into the documents table, the
+// way archive staff import an archive. It only stores files; the next run
+// (cron, or the daemon noticing the change) extracts and indexes them, and
+// `plagd status` then lists files whose text could not be extracted.
+func newIngestCmd(g *globals) *cobra.Command {
+	var (
+		kind string
+		exts []string
+	)
+	cmd := &cobra.Command{
+		Use:   "ingest [--kind KIND] [--ext .txt,.pdf] PATH...",
+		Short: "Import files and folders into the document archive",
+		Long: fmt.Sprintf(`Store each file as a document, keyed by external_id: a file named on the
+command line by its base name ("x.pdf"), a file found in a folder by the
+folder's name and its path inside it ("theses/2024/x.pdf").
+
+A file that is already stored with the same content is left alone; one whose
+content changed, or that was deleted, is updated and picked up by the next
+run. Hidden files and folders are skipped; symbolic links are followed.
+
+Folders are searched for files with the extensions %s unless --ext is given.
+Files larger than extract.max_bytes are reported and not stored. A file that
+cannot be read is reported and the rest are imported; the command fails only
+when nothing could be stored or the database fails.`, strings.Join(extract.Extensions(), " ")),
+		Example: "  plagd ingest --kind thesis /srv/archive/theses\n  plagd ingest --ext .pdf,.docx essay1.pdf essays/",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{"plagd ingest needs at least one file or folder, e.g. plagd ingest ./theses"}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.config()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			pool, err := connect(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+
+			sum, err := daemon.Ingest(ctx, pool, daemon.IngestOptions{
+				Kind:     kind,
+				Roots:    args,
+				Exts:     exts,
+				MaxBytes: cfg.Extract.MaxBytes,
+				Progress: os.Stderr,
+			}, logger(cfg))
+			printIngestSummary(sum)
+			if err != nil {
+				return err
+			}
+			return ingestOutcome(sum, exts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&kind, "kind", "", "document kind stored with each file (thesis, essay, ...)")
+	f.StringSliceVar(&exts, "ext", nil, "only files with these extensions, comma-separated (default: all supported formats)")
+	return cmd
+}
+
+func printIngestSummary(s daemon.IngestSummary) {
+	printf("added %d, updated %d, unchanged %d, failed %d", s.Added, s.Updated, s.Unchanged, s.Failed)
+	if s.Skipped > 0 {
+		printf(", skipped %d (other extensions)", s.Skipped)
+	}
+	printf("; %s\n", formatBytes(s.Bytes))
+	if len(s.Failures) > 0 {
+		printf("\nnot stored:\n")
+		for _, f := range s.Failures {
+			printf("  %s: %s\n", f.Path, f.Reason)
+		}
+	}
+	if s.Added+s.Updated > 0 {
+		printf("\nThe next run indexes the new and changed documents; `plagd status` shows its progress.\n")
+	}
+}
+
+// ingestOutcome turns "nothing stored" into an error; single failed files
+// are reported, not fatal.
+func ingestOutcome(s daemon.IngestSummary, exts []string) error {
+	switch {
+	case s.Stored() > 0:
+		return nil
+	case s.Failed > 0:
+		return fmt.Errorf("nothing could be ingested: %d failed (see the list above)", s.Failed)
+	case s.Skipped > 0 && len(exts) > 0:
+		return fmt.Errorf("no files to ingest: %d files found, none with the extensions %s", s.Skipped, strings.Join(exts, ","))
+	case s.Skipped > 0:
+		return errors.New("no files to ingest: none of the files found has a supported extension (" +
+			strings.Join(extract.Extensions(), " ") + "); use --ext to choose others")
+	}
+	return errors.New("no files to ingest: the folders are empty (hidden files are skipped)")
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

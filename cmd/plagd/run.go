@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/daemon"
+)
+
+func init() { register(newRunCmd) }
+
+// newRunCmd is `plagd run [--full]`: one run now, under the master lock.
+func newRunCmd(g *globals) *cobra.Command {
+	var full, wait, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run one incremental (or --full) recomputation now and commit it",
+		Long: `Consumes the pending changes, updates the index and writes the similarities
+in one transaction. Exits 0 when the run committed. A full run recomputes
+everything from the documents table; an incremental run turns full by itself
+when the index in the data directory is missing, stale or damaged.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.config()
+			if err != nil {
+				return err
+			}
+			log := logger(cfg)
+			ctx := cmd.Context()
+			pool, err := connect(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			lock, err := daemon.AcquireMaster(ctx, pool, wait || cfg.Schedule.LockWait)
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
+			rep, err := daemon.NewEngine(cfg, pool, log).Run(ctx, full)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printf("run %d (%s) committed in %s\n", rep.ID, rep.Kind, rep.Duration.Round(1e6))
+			if rep.Reason != "" {
+				printf("  full because: %s\n", rep.Reason)
+			}
+			printf("  changed %d, indexed %d, failed %d, deleted %d, lists recomputed %d\n",
+				rep.Changed, rep.Indexed, rep.Failed, rep.Deleted, rep.Recomputed)
+			printf("  index: %d postings, %.1f MiB; similarity rows written: %d\n",
+				rep.Postings, float64(rep.IndexBytes)/(1<<20), rep.RowsWritten)
+			phases := make([]string, 0, len(rep.Phases))
+			for p := range rep.Phases {
+				phases = append(phases, p)
+			}
+			sort.Strings(phases)
+			for _, p := range phases {
+				printf("  %-8s %s\n", p, rep.Phases[p].Round(1e6))
+			}
+			if rep.Failed > 0 {
+				printf("  %d documents failed: see `plagd status`\n", rep.Failed)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&full, "full", false, "recompute everything instead of only the changes")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for another master (e.g. the daemon) to release the lock instead of failing")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run report as JSON")
+	return cmd
+}

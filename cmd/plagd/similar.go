@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/daemon"
+)
+
+func init() { register(newSimilarCmd) }
+
+// newSimilarCmd is `plagd similar DOC`: the similarity list of one document
+// as the last committed run left it, for checking results from a shell.
+func newSimilarCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "similar DOC [--json]",
+		Short: "List the documents most similar to one document",
+		Long: `DOC is a document id or external_id. Each row is another document sharing
+chunks with DOC: the number of shared chunks, the share of DOC's chunks found
+in it (DOC→OTHER) and, when OTHER's own list holds DOC, the share of OTHER's
+chunks found in DOC (OTHER→DOC).`,
+		Example: "  plagd similar 42\n  plagd similar theses/2024/novak.pdf --json",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Sprintf("plagd similar takes one document id or external_id, got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.config()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			pool, err := connect(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			id, err := daemon.ResolveDoc(ctx, pool, args[0])
+			if err != nil {
+				return err
+			}
+			doc, err := daemon.LoadDocInfo(ctx, pool, id)
+			if err != nil {
+				return err
+			}
+			rows, err := daemon.Similar(ctx, pool, id)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Document daemon.DocInfo      `json:"document"`
+					Similar  []daemon.SimilarRow `json:"similar"`
+				}{doc, rows})
+			}
+			writeSimilar(os.Stdout, doc, rows)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	return cmd
+}
+
+func writeSimilar(w io.Writer, doc daemon.DocInfo, rows []daemon.SimilarRow) {
+	fmt.Fprintf(w, "Document %d", doc.ID)
+	if doc.ExternalID != "" {
+		fmt.Fprintf(w, "  %s", doc.ExternalID)
+	}
+	fmt.Fprintln(w)
+	if doc.Title != "" {
+		fmt.Fprintf(w, "  title:  %s\n", doc.Title)
+	}
+	fmt.Fprintf(w, "  status: %s", doc.Status)
+	if doc.Error != "" && doc.Status == "failed" {
+		fmt.Fprintf(w, " (%s)", oneLine(doc.Error, 120))
+	}
+	fmt.Fprintf(w, "\n  chunks: %d (%d words)\n\n", doc.Chunks, doc.Words)
+
+	if len(rows) == 0 {
+		switch doc.Status {
+		case "pending":
+			fmt.Fprintln(w, "No similar documents yet: the document waits for the next run.")
+		case "failed":
+			fmt.Fprintln(w, "No similar documents: the document's text could not be extracted.")
+		default:
+			fmt.Fprintln(w, "No similar documents.")
+		}
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	// AlignRight suits the numbers; the text columns come last and are not padded.
+	fmt.Fprintln(tw, "ID\tSHARED\tDOC→OTHER\tOTHER→DOC\t  EXTERNAL ID / TITLE")
+	for _, r := range rows {
+		rev := "–"
+		if r.Reverse != nil {
+			rev = percent(*r.Reverse)
+		}
+		name := r.ExternalID
+		if r.Title != "" && r.Title != name {
+			if name != "" {
+				name += "  "
+			}
+			name += oneLine(r.Title, 60)
+		}
+		if name == "" {
+			name = r.Filename
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t  %s\n", r.OtherID, r.Shared, percent(r.Similarity), rev, name)
+	}
+	tw.Flush()
+}
+
+func percent(f float64) string { return fmt.Sprintf("%.1f %%", f*100) }

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/daemon"
+)
+
+func init() { register(newStatusCmd) }
+
+// newStatusCmd is `plagd status`: the operator's first look. It reads the
+// database only, so it works from any host and while a run is going on.
+func newStatusCmd(g *globals) *cobra.Command {
+	var (
+		asJSON bool
+		runs   int
+		failed int
+	)
+	cmd := &cobra.Command{
+		Use:   "status [--json] [--runs N] [--failed N]",
+		Short: "Show recent runs, pending changes and failed documents",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Sprintf("plagd status takes no arguments, got %q", args)}
+			}
+			if runs < 0 || failed < 0 {
+				return usageError{"--runs and --failed must be 0 or more"}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.config()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			pool, err := connect(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			st, err := daemon.LoadStatus(ctx, pool, runs, failed)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			writeStatus(os.Stdout, st, time.Now())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print JSON instead of tables")
+	f.IntVar(&runs, "runs", 10, "number of recent runs to show")
+	f.IntVar(&failed, "failed", 20, "number of failed documents to list")
+	return cmd
+}
+
+// writeStatus prints st for people; now makes "ago" testable.
+func writeStatus(w io.Writer, st daemon.Status, now time.Time) {
+	d := st.Documents
+	fmt.Fprintf(w, "Documents:  %d: %d indexed, %d failed, %d pending", d.Total, d.Indexed, d.Failed, d.Pending)
+	if d.Deleted > 0 {
+		fmt.Fprintf(w, " (and %d deleted)", d.Deleted)
+	}
+	fmt.Fprintln(w)
+	if st.Pending == 0 {
+		fmt.Fprintln(w, "Change log: empty, the index is up to date")
+	} else {
+		fmt.Fprintf(w, "Change log: %s waiting for the next run", plural(st.Pending, "document"))
+		if st.OldestPending != nil {
+			fmt.Fprintf(w, ", oldest change %s (%s ago)", formatTime(*st.OldestPending), roundAgo(now.Sub(*st.OldestPending)))
+		}
+		fmt.Fprintln(w)
+	}
+
+	fmt.Fprintln(w)
+	if len(st.Runs) == 0 {
+		fmt.Fprintln(w, "Runs: none yet")
+	} else {
+		fmt.Fprintln(w, "Recent runs:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tSTARTED\tDURATION\tCHANGED\tINDEXED\tDELETED\tFAILED\tRECOMPUTED\tROWS\tERROR")
+		for _, r := range st.Runs {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n",
+				r.ID, r.Kind, r.Status, formatTime(r.Started), formatDuration(r), r.DocsChanged, r.DocsIndexed,
+				r.DocsDeleted, r.DocsFailed, r.DocsRecomputed, r.RowsWritten, oneLine(r.Error, 80))
+		}
+		tw.Flush()
+	}
+
+	if len(st.Failed) > 0 {
+		fmt.Fprintln(w)
+		more := ""
+		if d.Failed > len(st.Failed) {
+			more = fmt.Sprintf(", first %d of %d; --failed N shows more", len(st.Failed), d.Failed)
+		}
+		fmt.Fprintf(w, "Failed documents (fix or replace the file, then ingest it again%s):\n", more)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tEXTERNAL ID\tFILE\tREASON")
+		for _, f := range st.Failed {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", f.ID, f.ExternalID, f.Filename, oneLine(f.Error, 120))
+		}
+		tw.Flush()
+	}
+}
+
+func formatTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
+
+func roundAgo(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Minute)
+}
+
+// oneLine keeps a table row on one line: newlines and tabs would break the
+// columns, and long messages are cut (--json has them whole).
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// formatDuration keeps the column short: tenths of a second are enough.
+func formatDuration(r daemon.RunInfo) string {
+	switch {
+	case r.Finished == nil && r.Status != "running":
+		return "?"
+	case r.Duration < time.Second:
+		return r.Duration.Round(time.Millisecond).String()
+	}
+	return r.Duration.Round(100 * time.Millisecond).String()
+}

@@ -1,0 +1,211 @@
+package daemon
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/plagd/plagd/invindex"
+)
+
+// Config is plagd's whole configuration. It is read from one YAML file
+// (configs/plagd.yaml documents every field) and then overridden by
+// environment variables named PLAGD_<SECTION>_<FIELD> (see ApplyEnv).
+type Config struct {
+	// DatabaseURL is a PostgreSQL connection string. Overridden by
+	// PLAGD_DATABASE_URL, then DATABASE_URL, then the --database flag.
+	DatabaseURL string `yaml:"database_url"`
+	// DataDir holds the persisted index generations (versioned, checksummed files).
+	DataDir  string         `yaml:"data_dir"`
+	Log      LogConfig      `yaml:"log"`
+	Engine   EngineConfig   `yaml:"engine"`
+	Schedule ScheduleConfig `yaml:"schedule"`
+	HTTP     HTTPConfig     `yaml:"http"`
+	Extract  ExtractConfig  `yaml:"extract"`
+}
+
+// LogConfig controls zerolog output.
+type LogConfig struct {
+	Level  string `yaml:"level"`  // debug, info, warn, error
+	Format string `yaml:"format"` // json, console, or auto (console on a terminal)
+}
+
+// EngineConfig holds the similarity engine parameters. Changing window_words,
+// chunk_bits or strip_diacritics invalidates the index: the next run is full.
+type EngineConfig struct {
+	WindowWords     int  `yaml:"window_words"`     // words per chunk (N), default 5
+	ChunkBits       uint `yaml:"chunk_bits"`       // chunk-ID width, 20..32, default 28
+	StripDiacritics bool `yaml:"strip_diacritics"` // fold "é" to "e" before hashing
+	MinShared       int  `yaml:"min_shared"`       // a pair is kept only with at least this many shared chunks
+	TopK            int  `yaml:"top_k"`            // similarity rows kept per document, default 100
+	DFCap           int  `yaml:"df_cap"`           // chunks in more documents than this are not counted; 0 = off
+	Nodes           int  `yaml:"nodes"`            // in-process nodes (chunk-ID ranges); 0 = number of CPUs
+	BatchSize       int  `yaml:"batch_size"`       // documents per dispatched batch, default 100
+}
+
+// ScheduleConfig drives the daemon's runs.
+type ScheduleConfig struct {
+	Cron     string        `yaml:"cron"`      // robfig/cron spec, default "*/5 * * * *"; empty disables
+	Prompt   bool          `yaml:"prompt"`    // also run shortly after changes are noticed (LISTEN/NOTIFY)
+	Debounce time.Duration `yaml:"debounce"`  // quiet time after the last change before a prompt run
+	Poll     time.Duration `yaml:"poll"`      // fallback polling of the change log when notifications are missed
+	LockWait bool          `yaml:"lock_wait"` // a second master waits for the lock instead of exiting
+}
+
+// HTTPConfig is the daemon's HTTP listener (web pages, /healthz, /readyz, /metrics).
+type HTTPConfig struct {
+	Listen string `yaml:"listen"` // default "127.0.0.1:8080"
+}
+
+// ExtractConfig limits text extraction.
+type ExtractConfig struct {
+	MaxBytes int64         `yaml:"max_bytes"` // larger files fail with a reason, default 200 MB
+	Timeout  time.Duration `yaml:"timeout"`   // per document, default 60s
+}
+
+// DefaultConfig returns the configuration used when no file is given.
+func DefaultConfig() Config {
+	p := invindex.DefaultParams()
+	return Config{
+		DataDir: ".data/index",
+		Log:     LogConfig{Level: "info", Format: "auto"},
+		Engine: EngineConfig{
+			WindowWords:     p.WindowWords,
+			ChunkBits:       p.ChunkBits,
+			StripDiacritics: p.StripDiacritics,
+			MinShared:       4,
+			TopK:            100,
+			DFCap:           0,
+			Nodes:           0,
+			BatchSize:       100,
+		},
+		Schedule: ScheduleConfig{Cron: "*/5 * * * *", Prompt: true, Debounce: 10 * time.Second, Poll: 30 * time.Second},
+		HTTP:     HTTPConfig{Listen: "127.0.0.1:8080"},
+		Extract:  ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second},
+	}
+}
+
+// LoadConfig reads path (if not empty) over the defaults, then applies the
+// environment, then validates.
+func LoadConfig(path string) (Config, error) {
+	cfg := DefaultConfig()
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return cfg, fmt.Errorf("read config: %w", err)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(b)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil {
+			return cfg, fmt.Errorf("config %s: %w (see configs/plagd.yaml for the format)", path, err)
+		}
+	}
+	if err := cfg.ApplyEnv(os.Getenv); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// ApplyEnv overrides fields from environment variables. The database URL comes
+// from PLAGD_DATABASE_URL or DATABASE_URL; other fields from PLAGD_<SECTION>_<FIELD>,
+// e.g. PLAGD_ENGINE_MIN_SHARED=5, PLAGD_HTTP_LISTEN=:9000, PLAGD_DATA_DIR=/var/lib/plagd.
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	if v := getenv("PLAGD_DATABASE_URL"); v != "" {
+		c.DatabaseURL = v
+	} else if v := getenv("DATABASE_URL"); v != "" && c.DatabaseURL == "" {
+		c.DatabaseURL = v
+	}
+	var firstErr error
+	set := func(name string, apply func(string) error) {
+		v := getenv(name)
+		if v == "" {
+			return
+		}
+		if err := apply(v); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("environment %s=%q: %w", name, v, err)
+		}
+	}
+	str := func(dst *string) func(string) error { return func(v string) error { *dst = v; return nil } }
+	num := func(dst *int) func(string) error {
+		return func(v string) error { n, err := strconv.Atoi(v); *dst = n; return err }
+	}
+	boolean := func(dst *bool) func(string) error {
+		return func(v string) error { b, err := strconv.ParseBool(v); *dst = b; return err }
+	}
+	dur := func(dst *time.Duration) func(string) error {
+		return func(v string) error { d, err := time.ParseDuration(v); *dst = d; return err }
+	}
+	set("PLAGD_DATA_DIR", str(&c.DataDir))
+	set("PLAGD_LOG_LEVEL", str(&c.Log.Level))
+	set("PLAGD_LOG_FORMAT", str(&c.Log.Format))
+	set("PLAGD_ENGINE_WINDOW_WORDS", num(&c.Engine.WindowWords))
+	set("PLAGD_ENGINE_CHUNK_BITS", func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 8)
+		c.Engine.ChunkBits = uint(n)
+		return err
+	})
+	set("PLAGD_ENGINE_STRIP_DIACRITICS", boolean(&c.Engine.StripDiacritics))
+	set("PLAGD_ENGINE_MIN_SHARED", num(&c.Engine.MinShared))
+	set("PLAGD_ENGINE_TOP_K", num(&c.Engine.TopK))
+	set("PLAGD_ENGINE_DF_CAP", num(&c.Engine.DFCap))
+	set("PLAGD_ENGINE_NODES", num(&c.Engine.Nodes))
+	set("PLAGD_ENGINE_BATCH_SIZE", num(&c.Engine.BatchSize))
+	set("PLAGD_SCHEDULE_CRON", str(&c.Schedule.Cron))
+	set("PLAGD_SCHEDULE_PROMPT", boolean(&c.Schedule.Prompt))
+	set("PLAGD_SCHEDULE_DEBOUNCE", dur(&c.Schedule.Debounce))
+	set("PLAGD_SCHEDULE_POLL", dur(&c.Schedule.Poll))
+	set("PLAGD_SCHEDULE_LOCK_WAIT", boolean(&c.Schedule.LockWait))
+	set("PLAGD_HTTP_LISTEN", str(&c.HTTP.Listen))
+	set("PLAGD_EXTRACT_MAX_BYTES", func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		c.Extract.MaxBytes = n
+		return err
+	})
+	set("PLAGD_EXTRACT_TIMEOUT", dur(&c.Extract.Timeout))
+	return firstErr
+}
+
+// Validate reports the first invalid field in words an operator can act on.
+func (c *Config) Validate() error {
+	if err := c.Params().Validate(); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	e := c.Engine
+	switch {
+	case e.MinShared < 1:
+		return fmt.Errorf("engine.min_shared must be at least 1, got %d", e.MinShared)
+	case e.TopK < 1:
+		return fmt.Errorf("engine.top_k must be at least 1, got %d", e.TopK)
+	case e.DFCap < 0:
+		return fmt.Errorf("engine.df_cap must be 0 (off) or positive, got %d", e.DFCap)
+	case e.Nodes < 0 || e.Nodes > 256:
+		return fmt.Errorf("engine.nodes must be 0 (number of CPUs) to 256, got %d", e.Nodes)
+	case e.BatchSize < 1:
+		return fmt.Errorf("engine.batch_size must be at least 1, got %d", e.BatchSize)
+	case c.Extract.MaxBytes < 1:
+		return fmt.Errorf("extract.max_bytes must be positive")
+	}
+	return nil
+}
+
+// Params returns the invindex parameters the index is built with.
+func (c *Config) Params() invindex.Params {
+	return invindex.Params{
+		WindowWords:     c.Engine.WindowWords,
+		ChunkBits:       c.Engine.ChunkBits,
+		StripDiacritics: c.Engine.StripDiacritics,
+	}
+}
+
+// NodeCount resolves engine.nodes = 0 to the number of CPUs.
+func (c *Config) NodeCount() int {
+	if c.Engine.Nodes > 0 {
+		return c.Engine.Nodes
+	}
+	return runtime.NumCPU()
+}

@@ -1,0 +1,276 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/invindex"
+)
+
+// Engine runs plagd's similarity computation against one database. It keeps
+// the index in memory between runs (the master and its nodes) and on disk in
+// the data directory. It is not safe for concurrent runs: the caller holds the
+// master lock and runs one at a time.
+type Engine struct {
+	cfg    Config
+	pool   *pgxpool.Pool
+	log    zerolog.Logger
+	master *cluster.Master
+	store  *indexStore
+
+	instance string
+	// Metrics, when set, is told about every run.
+	Metrics *Metrics
+}
+
+// NewEngine builds the master and cfg.NodeCount() in-process nodes.
+func NewEngine(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Engine {
+	nodes := cluster.NewLocalNodes(cfg.Params(), cfg.NodeCount())
+	return &Engine{
+		cfg: cfg, pool: pool, log: log,
+		master: cluster.NewMaster(nodes, log.With().Str("component", "master").Logger()),
+		store:  &indexStore{dir: cfg.DataDir},
+	}
+}
+
+// RunReport summarises one committed run.
+type RunReport struct {
+	ID          int64
+	Kind        string // full or incremental
+	Reason      string // why a full run was chosen, when it was not asked for
+	Changed     int
+	Indexed     int
+	Failed      int
+	Deleted     int
+	Recomputed  int
+	Postings    int
+	IndexBytes  int
+	RowsWritten int64
+	Duration    time.Duration
+	Phases      map[string]time.Duration
+}
+
+// Run performs one run and commits it. full forces a full recomputation; an
+// incremental run also turns full when the index on hand is missing, stale or
+// corrupt. Every failure leaves the last committed run intact.
+func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
+	start := time.Now()
+	rep := RunReport{Phases: map[string]time.Duration{}}
+	if err := e.prepare(ctx); err != nil {
+		return rep, err
+	}
+	committedGen, err := lastCommittedRun(ctx, e.pool)
+	if err != nil {
+		return rep, err
+	}
+	if !full {
+		if reason := e.ensureIndex(committedGen); reason != "" {
+			full, rep.Reason = true, reason
+		}
+	}
+	rep.Kind = "incremental"
+	if full {
+		rep.Kind = "full"
+	}
+	runID, err := startRun(ctx, e.pool, rep.Kind)
+	if err != nil {
+		return rep, err
+	}
+	rep.ID = runID
+	log := e.log.With().Int64("run", runID).Str("kind", rep.Kind).Logger()
+	if rep.Reason != "" {
+		log.Warn().Str("reason", rep.Reason).Msg("running in full")
+	}
+
+	out, cs, err := e.compute(ctx, runID, full, &rep)
+	if errors.Is(err, cluster.ErrNeedFull) && !full {
+		// The index and the stored texts disagree: never guess, recompute everything.
+		log.Warn().Err(err).Msg("incremental run impossible, switching to a full run")
+		e.master.Abort(ctx)
+		full, rep.Kind, rep.Reason = true, "full", err.Error()
+		if _, uerr := e.pool.Exec(ctx, `update runs set kind = 'full' where id = $1;
+			delete from plagd_text_stage where run_id = $1`, runID); uerr != nil {
+			err = uerr
+		} else {
+			out, cs, err = e.compute(ctx, runID, true, &rep)
+		}
+	}
+	if err != nil {
+		e.master.Abort(context.WithoutCancel(ctx))
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, err
+	}
+	t := time.Now()
+	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs)
+	rep.Phases["commit"] = time.Since(t)
+	if err != nil {
+		e.master.Abort(context.WithoutCancel(ctx))
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, fmt.Errorf("commit run %d: %w", runID, err)
+	}
+	// The database now says generation runID; make the nodes agree.
+	if err := e.master.Commit(ctx, runID); err != nil {
+		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)
+	}
+	t = time.Now()
+	if err := e.persist(runID); err != nil {
+		// Not fatal: results are committed; a restart without these files runs in full.
+		log.Error().Err(err).Str("data_dir", e.cfg.DataDir).Msg("saving the index failed; after a restart the next run will be full")
+	}
+	rep.Phases["save"] = time.Since(t)
+	rep.Changed = len(cs.changed)
+	rep.Deleted = len(out.Deleted)
+	rep.Recomputed = out.Recomputed
+	rep.Postings = out.Postings
+	rep.IndexBytes = out.IndexBytes
+	rep.RowsWritten = st.RowsWritten
+	for _, d := range out.Docs {
+		if d.Failed != "" {
+			rep.Failed++
+		} else {
+			rep.Indexed++
+		}
+	}
+	rep.Duration = time.Since(start)
+	log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
+		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
+		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Msg("run committed")
+	if e.Metrics != nil {
+		e.Metrics.observeRun(rep)
+	}
+	return rep, nil
+}
+
+// compute reads the change log, plans the run and lets the master compute it.
+func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunReport) (*cluster.Outcome, *changeSet, error) {
+	t := time.Now()
+	cs, err := readChanges(ctx, e.pool)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan := cluster.Plan{
+		Run: runID, Full: full, Params: e.cfg.Params(),
+		DFCap: e.cfg.Engine.DFCap, MinShared: e.cfg.Engine.MinShared,
+		TopK: e.cfg.Engine.TopK, BatchSize: e.cfg.Engine.BatchSize,
+	}
+	if full {
+		plan.Upsert, err = liveDocuments(ctx, e.pool)
+	} else {
+		plan.Upsert, plan.Delete, err = classify(ctx, e.pool, cs.changed)
+		if err == nil {
+			plan.Holes, err = holes(ctx, e.pool, cs, e.cfg.Engine.TopK)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Phases["plan"] = time.Since(t)
+	t = time.Now()
+	src := &pgSource{pool: e.pool, run: runID, opt: extract.Options{MaxBytes: e.cfg.Extract.MaxBytes}}
+	out, err := e.master.Run(ctx, plan, src)
+	rep.Phases["compute"] = time.Since(t)
+	return out, cs, err
+}
+
+// prepare cleans up after runs that died: their rows in runs say 'running' and
+// their staged texts linger. The caller holds the master lock, so no run is alive.
+func (e *Engine) prepare(ctx context.Context) error {
+	if e.instance == "" {
+		if err := e.pool.QueryRow(ctx, `select instance_id from plagd_meta`).Scan(&e.instance); err != nil {
+			return fmt.Errorf("read plagd_meta: %w", err)
+		}
+	}
+	if _, err := e.pool.Exec(ctx, `
+		update runs set status = 'aborted', finished_at = coalesce(finished_at, clock_timestamp()),
+			error = coalesce(error, 'the process running it stopped before it committed')
+		where status = 'running'`); err != nil {
+		return fmt.Errorf("mark interrupted runs: %w", err)
+	}
+	if _, err := e.pool.Exec(ctx, `truncate plagd_text_stage`); err != nil {
+		return fmt.Errorf("clear text stage: %w", err)
+	}
+	return nil
+}
+
+// ensureIndex makes the master hold the committed generation, loading it from
+// disk if needed. It returns why a full run is needed, or "".
+func (e *Engine) ensureIndex(committed int64) string {
+	if committed == 0 {
+		return "no run has been committed yet"
+	}
+	if e.master.Generation() == committed {
+		return ""
+	}
+	docs, slices, err := e.store.load(committed, e.instance, e.cfg.Params())
+	if err != nil {
+		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
+	}
+	if err := e.master.Install(docs, slices, committed); err != nil {
+		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
+	}
+	e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded")
+	return ""
+}
+
+// persist saves the master's committed index and drops older generations.
+func (e *Engine) persist(gen int64) error {
+	nodes := e.master.Nodes()
+	slices := make([]*invindex.Slice, len(nodes))
+	for i, n := range nodes {
+		s, g := n.Snapshot()
+		if g != gen {
+			return fmt.Errorf("node %d holds generation %d, not %d", i, g, gen)
+		}
+		slices[i] = s
+	}
+	if err := e.store.save(gen, e.instance, e.cfg.Params(), e.master.Docs(), slices); err != nil {
+		return err
+	}
+	return e.store.prune(gen)
+}
+
+// startRun records a run in progress and returns its ID.
+func startRun(ctx context.Context, pool *pgxpool.Pool, kind string) (int64, error) {
+	host, _ := os.Hostname()
+	var id int64
+	err := pool.QueryRow(ctx, `insert into runs (kind, status, host, pid) values ($1, 'running', $2, $3) returning id`,
+		kind, host, os.Getpid()).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("record run: %w", err)
+	}
+	return id, nil
+}
+
+// failRun records why a run did not commit.
+func failRun(ctx context.Context, pool *pgxpool.Pool, id int64, cause error, log zerolog.Logger) {
+	status := "failed"
+	if errors.Is(cause, context.Canceled) {
+		status = "aborted"
+	}
+	log.Error().Err(cause).Str("status", status).Msg("run did not commit; the previous run stays current")
+	if _, err := pool.Exec(ctx, `update runs set status = $2, finished_at = clock_timestamp(), error = $3 where id = $1`,
+		id, status, cause.Error()); err != nil {
+		log.Error().Err(err).Msg("recording the failed run")
+	}
+	if _, err := pool.Exec(ctx, `delete from plagd_text_stage where run_id = $1`, id); err != nil {
+		log.Warn().Err(err).Msg("clearing the failed run's staged texts")
+	}
+}
+
+// lastCommittedRun is the generation the database holds results for (0: none).
+func lastCommittedRun(ctx context.Context, q querier) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `select coalesce(max(id), 0) from runs where status = 'committed'`).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("read last committed run: %w", err)
+	}
+	return id, nil
+}

@@ -1,0 +1,477 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/extract"
+)
+
+// IngestOptions says what `plagd ingest` loads into the documents table.
+type IngestOptions struct {
+	// Kind is stored in documents.kind (thesis, essay, ...); "" leaves it NULL
+	// (and an existing document's kind unchanged).
+	Kind string
+	// Roots are files and folders. A folder is walked recursively; hidden
+	// entries (".name") are skipped.
+	Roots []string
+	// Exts limits which files are taken (".pdf" or "pdf", any case). Empty
+	// means extract.Extensions(), the document formats, applied only to files
+	// found in folders: a file named on the command line is always taken.
+	Exts []string
+	// MaxBytes refuses larger files without reading them (extract.max_bytes);
+	// 0 means no limit.
+	MaxBytes int64
+	// Progress receives a progress bar when it is a terminal; otherwise (or
+	// when nil) progress goes to the log every few seconds.
+	Progress io.Writer
+}
+
+// IngestFailure is a file that was not stored, with the reason in words.
+type IngestFailure struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// IngestSummary counts what Ingest did. Added+Updated+Unchanged+Failed is the
+// number of files considered; Skipped files did not match the extensions.
+type IngestSummary struct {
+	Added     int             `json:"added"`
+	Updated   int             `json:"updated"`
+	Unchanged int             `json:"unchanged"`
+	Failed    int             `json:"failed"`
+	Skipped   int             `json:"skipped"`
+	Failures  []IngestFailure `json:"failures,omitempty"`
+	Bytes     int64           `json:"bytes"` // size of the files stored or compared
+}
+
+// Stored is the number of files now in the database as they are on disk.
+func (s IngestSummary) Stored() int { return s.Added + s.Updated + s.Unchanged }
+
+func (s *IngestSummary) fail(path, reason string) {
+	s.Failed++
+	s.Failures = append(s.Failures, IngestFailure{Path: path, Reason: reason})
+}
+
+// Batches are one transaction each: big enough that the round trips don't
+// dominate, small enough that an interrupted import loses little and memory
+// stays bounded (files are read one batch at a time).
+const (
+	ingestBatchFiles = 100
+	ingestBatchBytes = 64 << 20
+)
+
+// upsertDocument stores one file. A row whose content is unchanged is left
+// alone, so re-running an import is cheap and creates no change-log entries
+// (the trigger fires only on a real update); a changed or soft-deleted
+// document gets the new content, loses its old plain text (which came from
+// the old content) and is undeleted. The title and kind an integrator may
+// have edited are kept. xmax = 0 tells an inserted row from an updated one.
+const upsertDocument = `
+insert into documents as d (external_id, title, kind, filename, content_type, content)
+values ($1, $2, $3, $4, $5, $6)
+on conflict (external_id) do update set
+    content      = excluded.content,
+    filename     = excluded.filename,
+    content_type = excluded.content_type,
+    kind         = coalesce(excluded.kind, d.kind),
+    title        = coalesce(d.title, excluded.title),
+    text         = null,
+    deleted_at   = null,
+    updated_at   = now()
+where d.content is distinct from excluded.content or d.deleted_at is not null
+returning (xmax = 0) as inserted`
+
+// Ingest loads files into the documents table, keyed by external_id: a file
+// named directly is keyed by its base name, a file found in folder F by
+// "F/relative/path" (F's base name first, so that two folders with the same
+// relative file names don't collide). Files that cannot be read are listed in
+// the summary and do not stop the import; an error is returned only when the
+// database fails or ctx ends, together with what was done until then.
+func Ingest(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, log zerolog.Logger) (IngestSummary, error) {
+	var sum IngestSummary
+	files := collectFiles(opt, &sum, log)
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
+	log.Info().Int("files", len(files)).Int64("bytes", total).Int("skipped", sum.Skipped).
+		Int("unreadable", sum.Failed).Msg("ingest: files found")
+
+	prog := newIngestProgress(opt.Progress, log, len(files), total)
+	defer prog.finish()
+	for len(files) > 0 {
+		n, size := 0, int64(0)
+		for n < len(files) && n < ingestBatchFiles && (n == 0 || size+files[n].size <= ingestBatchBytes) {
+			size += files[n].size
+			n++
+		}
+		if err := ingestBatch(ctx, pool, opt, files[:n], &sum, log); err != nil {
+			if ctx.Err() != nil {
+				return sum, fmt.Errorf("ingest interrupted after %d files; run the same command again to finish (unchanged files are skipped): %w",
+					sum.Stored(), ctx.Err())
+			}
+			return sum, err
+		}
+		prog.add(n, size)
+		files = files[n:]
+	}
+	log.Info().Int("added", sum.Added).Int("updated", sum.Updated).Int("unchanged", sum.Unchanged).
+		Int("failed", sum.Failed).Int("skipped", sum.Skipped).Int64("bytes", sum.Bytes).Msg("ingest: done")
+	return sum, nil
+}
+
+// ingestFile is a file found by collectFiles; its content is read later, one
+// batch at a time.
+type ingestFile struct {
+	path       string
+	externalID string
+	size       int64
+}
+
+// ingestBatch reads the files of one batch and upserts them in one transaction.
+func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, files []ingestFile,
+	sum *IngestSummary, log zerolog.Logger) error {
+	var (
+		batch  pgx.Batch
+		queued []ingestFile
+		kind   *string
+	)
+	if opt.Kind != "" {
+		kind = &opt.Kind
+	}
+	for _, f := range files {
+		content, err := readLimited(f, opt.MaxBytes)
+		if err != nil {
+			log.Warn().Str("path", f.path).Err(err).Msg("ingest: file not stored")
+			sum.fail(f.path, err.Error())
+			continue
+		}
+		name := filepath.Base(f.path)
+		batch.Queue(upsertDocument, f.externalID, strings.TrimSuffix(name, filepath.Ext(name)), kind,
+			name, nullIfEmpty(extract.ContentType(name)), content)
+		queued = append(queued, f)
+	}
+	if len(queued) == 0 {
+		return nil
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("ingest: begin transaction: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	var added, updated, unchanged int
+	var bytes int64
+	results := tx.SendBatch(ctx, &batch)
+	for _, f := range queued {
+		var inserted bool
+		err := results.QueryRow().Scan(&inserted)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			unchanged++
+		case err != nil:
+			results.Close()
+			return fmt.Errorf("ingest: store %s: %w", f.path, err)
+		case inserted:
+			added++
+		default:
+			updated++
+		}
+		bytes += f.size
+	}
+	if err := results.Close(); err != nil {
+		return fmt.Errorf("ingest: store batch: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("ingest: commit: %w", err)
+	}
+	// Counted only after the commit, so the summary never claims rows a
+	// failed transaction rolled back.
+	sum.Added += added
+	sum.Updated += updated
+	sum.Unchanged += unchanged
+	sum.Bytes += bytes
+	return nil
+}
+
+// readLimited reads a file unless it is over max bytes, checking the size
+// before reading (so a 5 GB disk image costs nothing) and while reading (in
+// case the file grew since it was listed).
+func readLimited(f ingestFile, max int64) ([]byte, error) {
+	if max > 0 && f.size > max {
+		return nil, extract.TooLarge(f.size, max)
+	}
+	file, err := os.Open(f.path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open: %w", unwrapPath(err))
+	}
+	defer file.Close()
+	r := io.Reader(file)
+	if max > 0 {
+		r = io.LimitReader(file, max+1)
+	}
+	content, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read: %w", unwrapPath(err))
+	}
+	if max > 0 && int64(len(content)) > max {
+		return nil, extract.TooLarge(int64(len(content)), max)
+	}
+	return content, nil
+}
+
+// unwrapPath drops the path from *PathError: the failure list already names
+// the file, and "open x: permission denied" next to x reads twice.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// collectFiles lists the files to ingest, in a stable order (roots as given,
+// folders sorted by name). Unreadable paths become failures.
+func collectFiles(opt IngestOptions, sum *IngestSummary, log zerolog.Logger) []ingestFile {
+	c := collector{
+		sum:     sum,
+		log:     log,
+		exts:    map[string]bool{},
+		visited: map[string]bool{},
+		ids:     map[string]string{},
+		paths:   map[string]bool{},
+	}
+	exts := opt.Exts
+	c.filterNamed = len(exts) > 0
+	if len(exts) == 0 {
+		exts = extract.Extensions()
+	}
+	for _, e := range exts {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if e != "" && !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		c.exts[e] = true
+	}
+	for _, root := range opt.Roots {
+		c.root(root)
+	}
+	return c.files
+}
+
+type collector struct {
+	sum         *IngestSummary
+	log         zerolog.Logger
+	exts        map[string]bool
+	filterNamed bool            // apply exts to files named as roots too
+	visited     map[string]bool // real paths of folders walked: symlink loops end here
+	ids         map[string]string
+	paths       map[string]bool
+	files       []ingestFile
+}
+
+func (c *collector) root(root string) {
+	info, err := os.Stat(root) // follows a symlink given as a root
+	if err != nil {
+		c.sum.fail(root, describeStatError(err))
+		return
+	}
+	switch {
+	case info.Mode().IsRegular():
+		if c.filterNamed && !c.exts[strings.ToLower(filepath.Ext(root))] {
+			c.sum.Skipped++
+			return
+		}
+		c.add(root, filepath.Base(root), info.Size())
+	case info.IsDir():
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			c.sum.fail(root, err.Error())
+			return
+		}
+		prefix := filepath.Base(abs)
+		if prefix == string(filepath.Separator) {
+			prefix = "" // the file system root: ids are paths from it
+		}
+		c.walk(root, prefix)
+	default:
+		c.sum.fail(root, "not a regular file or a folder")
+	}
+}
+
+// walk adds the files under dir. Symbolic links are followed, because
+// archives are often assembled from links; a folder already walked (a link
+// loop, or two links to one folder) is skipped.
+func (c *collector) walk(dir, idPrefix string) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		real, err = filepath.Abs(real)
+	}
+	if err != nil {
+		c.sum.fail(dir, describeStatError(err))
+		return
+	}
+	if c.visited[real] {
+		c.log.Debug().Str("path", dir).Str("target", real).Msg("ingest: folder already walked (symbolic link), skipped")
+		return
+	}
+	c.visited[real] = true
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		c.sum.fail(dir, "cannot list the folder: "+unwrapPath(err).Error())
+		// ReadDir returns what it read before the error; go on with that.
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		id := name
+		if idPrefix != "" {
+			id = idPrefix + "/" + name
+		}
+		info, err := os.Stat(path) // follows links
+		if err != nil {
+			c.sum.fail(path, describeStatError(err))
+			continue
+		}
+		switch {
+		case info.IsDir():
+			c.walk(path, id)
+		case info.Mode().IsRegular():
+			if !c.exts[strings.ToLower(filepath.Ext(name))] {
+				c.sum.Skipped++
+				continue
+			}
+			c.add(path, id, info.Size())
+		default:
+			c.log.Debug().Str("path", path).Msg("ingest: not a regular file, skipped")
+		}
+	}
+}
+
+func (c *collector) add(path, externalID string, size int64) {
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		if c.paths[abs] {
+			return // the same file named twice
+		}
+		c.paths[abs] = true
+	}
+	if !utf8.ValidString(externalID) {
+		c.sum.fail(path, "the file name is not valid UTF-8; rename the file")
+		return
+	}
+	if other, dup := c.ids[externalID]; dup {
+		c.sum.fail(path, fmt.Sprintf("same external id %q as %s; ingest the two folders in separate commands or rename one", externalID, other))
+		return
+	}
+	c.ids[externalID] = path
+	c.files = append(c.files, ingestFile{path: path, externalID: externalID, size: size})
+}
+
+func describeStatError(err error) string {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "no such file or folder (or a broken symbolic link)"
+	case errors.Is(err, os.ErrPermission):
+		return "permission denied"
+	}
+	return unwrapPath(err).Error()
+}
+
+// ingestProgress shows how far an import is: a redrawn line on a terminal,
+// a log line every logEvery otherwise (for cron jobs and log collectors).
+type ingestProgress struct {
+	term       io.Writer // nil: log instead
+	log        zerolog.Logger
+	files      int
+	bytes      int64
+	doneFiles  int
+	doneBytes  int64
+	start      time.Time
+	lastReport time.Time
+}
+
+const (
+	drawEvery = 200 * time.Millisecond
+	logEvery  = 10 * time.Second
+)
+
+func newIngestProgress(w io.Writer, log zerolog.Logger, files int, bytes int64) *ingestProgress {
+	p := &ingestProgress{log: log, files: files, bytes: bytes, start: time.Now()}
+	if w != nil && isTerminal(w) {
+		p.term = w
+	}
+	p.lastReport = p.start
+	return p
+}
+
+func (p *ingestProgress) add(files int, bytes int64) {
+	p.doneFiles += files
+	p.doneBytes += bytes
+	now := time.Now()
+	switch {
+	case p.term != nil && now.Sub(p.lastReport) >= drawEvery:
+		p.draw(now)
+	case p.term == nil && now.Sub(p.lastReport) >= logEvery:
+		p.log.Info().Int("files_done", p.doneFiles).Int("files", p.files).
+			Int64("bytes_done", p.doneBytes).Int64("bytes", p.bytes).
+			Float64("files_per_s", p.rate(now)).Msg("ingest progress")
+	default:
+		return
+	}
+	p.lastReport = now
+}
+
+func (p *ingestProgress) rate(now time.Time) float64 {
+	s := now.Sub(p.start).Seconds()
+	if s <= 0 {
+		return 0
+	}
+	return float64(p.doneFiles) / s
+}
+
+func (p *ingestProgress) draw(now time.Time) {
+	const width = 30
+	frac := 1.0
+	if p.files > 0 {
+		frac = float64(p.doneFiles) / float64(p.files)
+	}
+	fill := int(frac * width)
+	bar := strings.Repeat("=", fill) + strings.Repeat(" ", width-fill)
+	mbps := 0.0
+	if s := now.Sub(p.start).Seconds(); s > 0 {
+		mbps = float64(p.doneBytes) / (1 << 20) / s
+	}
+	fmt.Fprintf(p.term, "\r\033[K[%s] %d/%d files  %.1f/%.1f MB  %.0f files/s  %.1f MB/s",
+		bar, p.doneFiles, p.files, float64(p.doneBytes)/(1<<20), float64(p.bytes)/(1<<20), p.rate(now), mbps)
+}
+
+// finish draws the final state and ends the line, so later output starts clean.
+func (p *ingestProgress) finish() {
+	if p.term == nil || p.files == 0 {
+		return
+	}
+	p.draw(time.Now())
+	fmt.Fprintln(p.term)
+}

@@ -1,0 +1,136 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/extract"
+)
+
+// pgSource is the run's cluster.TextSource over PostgreSQL. Fresh texts are
+// extracted from documents.content (or taken from documents.text) and staged
+// in plagd_text_stage, so that the commit stores exactly the text that was
+// chunked without the run holding every text in memory.
+type pgSource struct {
+	pool *pgxpool.Pool
+	run  int64
+	opt  extract.Options
+}
+
+// Fresh implements cluster.TextSource.
+func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText, error) {
+	rows, err := s.pool.Query(ctx, `
+		select id, deleted_at is not null, content, filename, content_type, text
+		from documents where id = any($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read documents: %w", err)
+	}
+	byID := make(map[int64]cluster.SourceText, len(ids))
+	for rows.Next() {
+		var (
+			id                  int64
+			deleted             bool
+			content             []byte
+			filename, ctype, tx *string
+		)
+		if err := rows.Scan(&id, &deleted, &content, &filename, &ctype, &tx); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[id] = s.textOf(id, deleted, content, deref(filename), deref(ctype), tx)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]cluster.SourceText, len(ids))
+	stage := make([][]any, 0, len(ids))
+	for i, id := range ids {
+		t, ok := byID[id]
+		if !ok {
+			t = cluster.SourceText{ID: id, Gone: true}
+		}
+		out[i] = t
+		if !t.Gone && t.Failed == "" {
+			stage = append(stage, []any{s.run, id, t.Text})
+		}
+	}
+	if len(stage) > 0 {
+		if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"plagd_text_stage"},
+			[]string{"run_id", "doc_id", "body"}, pgx.CopyFromRows(stage)); err != nil {
+			return nil, fmt.Errorf("stage texts: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// textOf turns one documents row into the text to chunk, or a failure reason.
+func (s *pgSource) textOf(id int64, deleted bool, content []byte, filename, ctype string, text *string) cluster.SourceText {
+	switch {
+	case deleted:
+		return cluster.SourceText{ID: id, Gone: true}
+	case content != nil:
+		t, err := extract.Text(content, filename, ctype, s.opt)
+		if err != nil {
+			return cluster.SourceText{ID: id, Failed: err.Error()}
+		}
+		return cluster.SourceText{ID: id, Text: t}
+	case text != nil:
+		// Plain text from the integrator goes through the same clean-up as files.
+		t, err := extract.Text([]byte(*text), "", "text/plain; charset=utf-8", s.opt)
+		if err != nil {
+			return cluster.SourceText{ID: id, Failed: err.Error()}
+		}
+		return cluster.SourceText{ID: id, Text: t}
+	default:
+		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text"}
+	}
+}
+
+// Stored implements cluster.TextSource.
+func (s *pgSource) Stored(ctx context.Context, ids []int64) ([]cluster.SourceText, error) {
+	rows, err := s.pool.Query(ctx, `
+		select d.id, t.body from documents d left join document_texts t on t.doc_id = d.id
+		where d.id = any($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read stored texts: %w", err)
+	}
+	byID := make(map[int64]*string, len(ids))
+	for rows.Next() {
+		var id int64
+		var body *string
+		if err := rows.Scan(&id, &body); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[id] = body
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]cluster.SourceText, len(ids))
+	for i, id := range ids {
+		body, ok := byID[id]
+		switch {
+		case !ok:
+			out[i] = cluster.SourceText{ID: id, Gone: true}
+		case body == nil:
+			out[i] = cluster.SourceText{ID: id, Failed: "no stored text"}
+		default:
+			out[i] = cluster.SourceText{ID: id, Text: *body}
+		}
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,110 @@
+// Package invindex turns text into chunk IDs and keeps the inverted index
+// plagd's similarity counting runs on. It is pure: slices of integers in,
+// slices of integers out, and files only through io.Reader and io.Writer.
+// The daemon owns real files, PostgreSQL and the network.
+//
+// # Chunks
+//
+// A chunk is a window of N consecutive normalised words (N = 5 by default,
+// Params.WindowWords), every window of a document, overlapping. A chunk ID
+// is a stable hash of the window truncated to Params.ChunkBits bits, so the
+// chunk-ID space is [0, 2^ChunkBits). A document is reduced to the set of its
+// distinct chunk IDs and its chunk count. Two documents are similar in
+// proportion to the chunk IDs they share: sim(A→B) = shared(A,B)/chunks(A).
+//
+// # Index shape
+//
+// The chunk-ID space is split into contiguous ranges (SplitRange), one per
+// node process; a Slice is the index of one range. Seed 004 draws it as two
+// arrays (its Figure 1): an offsets array indexed by chunk ID, pointing into
+// a doc-ID array that holds, chunk after chunk, the sorted IDs of the
+// documents containing it:
+//
+//	chunk ID:  0    1    2    3    4 ...          offsets[c]..offsets[c+1]
+//	offsets:  [0,   0,   2,   3,   3, ...]        delimit chunk c's documents
+//	doc IDs:  [4, 9, 7, ...]                      chunk 1 → {4, 9}, chunk 2 → {7}
+//
+// Indexed densely by chunk ID, the offsets array costs 4 B per possible chunk
+// (1 GiB at 28 bits) whatever the archive's size, and most of it would say
+// "no postings". plagd stores only chunk IDs that occur:
+//
+//	keys:    [1, 2, ...]          sorted chunk IDs with postings
+//	offsets: [0, 2, 3, ...]       len(keys)+1; keys[i]'s documents are
+//	doc IDs: [4, 9, 7, ...]       docs[offsets[i]:offsets[i+1]]
+//
+// plus a directory over the top bits of (chunk - lo), about one entry per
+// eight keys, so a lookup is one directory load and a binary search over a
+// handful of keys. On real corpora most chunks occur in one document only,
+// so the index costs about 4 B (doc ID) + 8 B (key, offset) per posting at
+// worst and less as chunks are shared.
+//
+// BuildSlice builds a slice by bucket sort: postings are gathered bucket by
+// bucket (a bucket is a run of chunk IDs whose postings fit the L2 cache)
+// and radix-sorted there. Update merges a slice with the postings of new and
+// modified documents and drops those of removed ones, leaving the old slice
+// intact until the run commits. Count walks posting lists to count, per
+// other document, the chunks one document shares with it; TopK keeps the
+// best candidates. DocTable maps the dense internal document IDs to
+// PostgreSQL ids.
+//
+// # Index file format
+//
+// A node caches its slice between runs in a slice file, and the master keeps
+// the document table in a document-table file. Both are written once and
+// never modified (the daemon writes them to a temporary name and renames).
+// All integers are little-endian; arrays are packed, without padding.
+//
+// Every file starts with a header:
+//
+//	off  size  field
+//	  0     8  magic: "plagdidx" (slice) or "plagddoc" (document table)
+//	  8     4  format version, currently 1
+//	 12     4  Params.WindowWords
+//	 16     4  Params.ChunkBits
+//	 20     4  flags: bit 0 = Params.StripDiacritics; other bits zero
+//	 24     4  chunk hash version (HashVersion of the writer)
+//	 28     8  generation (the run that produced the file), int64
+//	 36     8  lo: first chunk ID of the range
+//	 44     8  hi: end of the range, exclusive (may be 2^32)
+//	 52     4  n: length of the instance name, at most 4096
+//	 56     n  instance name (UTF-8): identifies the database the file
+//	           belongs to
+//	56+n    4  count1: slice: number of keys K; table: number of ids N
+//	60+n    4  count2: slice: number of postings P; table: live documents
+//	64+n    4  header checksum: CRC-32C (Castagnoli) of bytes [0, 64+n)
+//
+// A slice file's body follows:
+//
+//	4·K       keys: chunk IDs, strictly ascending, inside [lo, hi)
+//	4·(K+1)   offsets: offsets[0] = 0, strictly ascending, offsets[K] = P
+//	4·P       doc IDs: docs[offsets[i]:offsets[i+1]] strictly ascending
+//
+// and a document-table file's body:
+//
+//	8·N       external id of each DocID 0..N-1, int64; 0 marks a free id
+//	4·N       chunk count of each DocID (0 for free ids)
+//
+// Then, in both, the trailer:
+//
+//	4         body checksum: CRC-32C of the body
+//	8         "plagdend"
+//
+// For example, a slice over [0, 16) holding chunk 3 in documents 1 and 5
+// and chunk 9 in document 2, K = 2 and P = 3, has the body
+//
+//	03000000 09000000  00000000 02000000 03000000  01000000 05000000 02000000
+//
+// The directory is not stored: the reader derives it from the keys.
+//
+// A reader checks, in this order, the magic (ErrNotIndex), the version
+// (ErrVersion: a file from an older or newer plagd is refused with a clear
+// message, never misread), the header checksum (ErrChecksum) before it
+// trusts the counts enough to allocate, the body checksum, the trailer, and
+// finally every invariant above (ErrCorrupt). A file that ends early gives
+// ErrTruncated. An index file is derived data: whatever the error, the cure
+// is a full run, which rebuilds it from PostgreSQL.
+//
+// Version history:
+//
+//	1  first format
+package invindex

@@ -1,0 +1,203 @@
+package invindex
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// DocID is an internal document number: dense, recycled after deletion, and
+// mapped to the external PostgreSQL id by a DocTable. Dense ids keep counters
+// and bitsets plain arrays.
+type DocID = uint32
+
+// MaxSpace is the largest chunk-ID space (ChunkBits = 32). Ranges are uint64
+// so that the last range can end at MaxSpace.
+const MaxSpace = 1 << 32
+
+// DocChunks is one document's distinct chunk IDs (sorted ascending) restricted
+// to a slice's range. It is the unit the shuffle ships between nodes.
+type DocChunks struct {
+	Doc    DocID
+	Chunks []uint32
+}
+
+// Slice is the inverted index over the chunk-ID range [Lo, Hi): for every
+// chunk ID the sorted list of documents containing it. Immutable after
+// construction (safe for concurrent readers); Update returns a new Slice so
+// the committed generation survives until commit.
+//
+// The shape is the seed's Figure 1 made compact (see the package doc): only
+// chunk IDs that have postings are stored, in the sorted keys array, with
+// offsets[i]..offsets[i+1] delimiting their documents in docs. A directory
+// over the top bits of the in-range chunk ID narrows a lookup to about eight
+// keys. A dense offsets array over the whole space would cost 4 B per chunk ID
+// (1 GiB at 28 bits) whether or not the archive is large.
+type Slice struct {
+	lo, hi uint64
+
+	keys []uint32 // chunk IDs with at least one posting, strictly ascending
+	offs []uint32 // len(keys)+1; postings of keys[i] are docs[offs[i]:offs[i+1]]
+	docs []DocID  // posting lists, each strictly ascending
+
+	// dir[j] is the first i with (keys[i]-lo)>>dirShift >= j; len = buckets+1.
+	dir      []uint32
+	dirShift uint
+
+	// maxDoc is 1 + the largest DocID posted (0 when empty), so a Counter
+	// can be sized once per Count instead of checked per posting.
+	maxDoc uint64
+}
+
+// checkRange panics on a range no slice can have. Ranges come from
+// SplitRange and Params, never from user input, so a bad one is a bug.
+func checkRange(lo, hi uint64) {
+	if lo > hi || hi > MaxSpace {
+		panic(fmt.Sprintf("invindex: bad chunk range [%d, %d)", lo, hi))
+	}
+}
+
+// NewSlice returns an empty slice over [lo, hi).
+func NewSlice(lo, hi uint64) *Slice {
+	checkRange(lo, hi)
+	s := &Slice{lo: lo, hi: hi, offs: []uint32{0}}
+	s.buildDir()
+	return s
+}
+
+// Lo is the first chunk ID of the slice's range.
+func (s *Slice) Lo() uint64 { return s.lo }
+
+// Hi is the end of the slice's range (exclusive); it may be MaxSpace.
+func (s *Slice) Hi() uint64 { return s.hi }
+
+// Postings is the number of (chunk, doc) pairs.
+func (s *Slice) Postings() int { return len(s.docs) }
+
+// Keys is the number of distinct chunk IDs with postings.
+func (s *Slice) Keys() int { return len(s.keys) }
+
+// Bytes is the memory held by the slice's arrays, for the bytes-per-posting
+// metric.
+func (s *Slice) Bytes() int { return 4 * (len(s.keys) + len(s.offs) + len(s.docs) + len(s.dir)) }
+
+// Lookup returns the sorted documents containing chunk, nil if none or if
+// chunk is outside the range. The result aliases the slice: do not modify it.
+func (s *Slice) Lookup(chunk uint32) []DocID {
+	i, ok := s.find(chunk)
+	if !ok {
+		return nil
+	}
+	a, b := s.offs[i], s.offs[i+1]
+	return s.docs[a:b:b]
+}
+
+// DF is chunk's document frequency in this slice (0 outside the range).
+func (s *Slice) DF(chunk uint32) int {
+	i, ok := s.find(chunk)
+	if !ok {
+		return 0
+	}
+	return int(s.offs[i+1] - s.offs[i])
+}
+
+// find returns the index of chunk in keys.
+func (s *Slice) find(chunk uint32) (int, bool) {
+	c := uint64(chunk)
+	if c < s.lo || c >= s.hi {
+		return 0, false
+	}
+	j := (c - s.lo) >> s.dirShift
+	a, end := int(s.dir[j]), int(s.dir[j+1])
+	b := end
+	for a < b {
+		m := int(uint(a+b) >> 1)
+		if s.keys[m] < chunk {
+			a = m + 1
+		} else {
+			b = m
+		}
+	}
+	return a, a < end && s.keys[a] == chunk
+}
+
+// widthBits is the number of bits of an in-range offset (chunk - lo).
+func widthBits(lo, hi uint64) uint {
+	if hi-lo <= 1 {
+		return 0
+	}
+	return uint(bits.Len64(hi - lo - 1))
+}
+
+// buildDir derives the directory from keys. It is never stored in files: it
+// costs one pass over keys and keeps the format free of redundant data.
+func (s *Slice) buildDir() {
+	wb := widthBits(s.lo, s.hi)
+	var db uint // 2^db directory buckets, about eight keys each
+	if k := len(s.keys); k >= 16 {
+		db = uint(bits.Len(uint(k/8))) - 1
+	}
+	db = min(db, wb)
+	s.dirShift = wb - db
+	n := 1
+	if s.hi > s.lo {
+		n = int((s.hi-s.lo-1)>>s.dirShift) + 1
+	}
+	dir := make([]uint32, n+1)
+	j := 0
+	for i, k := range s.keys {
+		b := int((uint64(k) - s.lo) >> s.dirShift)
+		for j <= b {
+			dir[j] = uint32(i)
+			j++
+		}
+	}
+	for ; j <= n; j++ {
+		dir[j] = uint32(len(s.keys))
+	}
+	s.dir = dir
+}
+
+// computeMaxDoc sets maxDoc from docs.
+func (s *Slice) computeMaxDoc() {
+	var m uint64
+	for _, d := range s.docs {
+		if uint64(d) >= m {
+			m = uint64(d) + 1
+		}
+	}
+	s.maxDoc = m
+}
+
+// validate checks every structural invariant. ReadSlice calls it so that a
+// file with a valid checksum but inconsistent content (a writer bug, a
+// crafted file) is refused instead of causing out-of-range panics later;
+// tests call it on every slice they build.
+func (s *Slice) validate() error {
+	if s.lo > s.hi || s.hi > MaxSpace {
+		return fmt.Errorf("bad range [%d, %d)", s.lo, s.hi)
+	}
+	if len(s.offs) != len(s.keys)+1 {
+		return fmt.Errorf("%d offsets for %d keys", len(s.offs), len(s.keys))
+	}
+	if s.offs[0] != 0 || int(s.offs[len(s.keys)]) != len(s.docs) {
+		return fmt.Errorf("offsets span [%d, %d), want [0, %d)", s.offs[0], s.offs[len(s.keys)], len(s.docs))
+	}
+	for i, k := range s.keys {
+		if uint64(k) < s.lo || uint64(k) >= s.hi {
+			return fmt.Errorf("key %d (%d) outside [%d, %d)", i, k, s.lo, s.hi)
+		}
+		if i > 0 && k <= s.keys[i-1] {
+			return fmt.Errorf("keys %d and %d out of order", i-1, i)
+		}
+		a, b := s.offs[i], s.offs[i+1]
+		if b <= a || int(b) > len(s.docs) {
+			return fmt.Errorf("key %d (%d) has postings [%d, %d) of %d", i, k, a, b, len(s.docs))
+		}
+		for p := a + 1; p < b; p++ {
+			if s.docs[p] <= s.docs[p-1] {
+				return fmt.Errorf("postings of chunk %d out of order", k)
+			}
+		}
+	}
+	return nil
+}

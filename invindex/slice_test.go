@@ -1,0 +1,262 @@
+package invindex
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestBuildSlice_MatchesReference(t *testing.T) {
+	rng := testRand(t)
+	for iter := range 300 {
+		g := newCorpusGen(rng)
+		r := g.corpus(rng.IntN(300))
+		s := BuildSlice(r.lo, r.hi, r.input(rng))
+		checkAgainstRef(t, s, r, rng)
+		if iter%50 == 0 {
+			t.Logf("iter %d: [%d,%d) %d docs, %d postings, %d keys", iter, r.lo, r.hi, len(r.docs), s.Postings(), s.Keys())
+		}
+	}
+}
+
+// TestBuildSlice_ManyBuckets drives the multi-bucket paths (radix passes,
+// FIFO lists across buckets, out-of-doc-order fix-ups) with enough postings
+// that the bucket count exceeds one.
+func TestBuildSlice_ManyBuckets(t *testing.T) {
+	rng := testRand(t)
+	for _, bits := range []uint{20, 24, 28, 32} {
+		g := &corpusGen{rng: rng, lo: 0, hi: 1 << bits, maxSize: 1200, shared: 0.3}
+		g.pool = make([]uint32, 5000)
+		for i := range g.pool {
+			g.pool[i] = uint32(rng.Uint64N(g.hi))
+		}
+		g.zipf = nil
+		r := newRef(g.lo, g.hi)
+		for len(r.docs) < 400 {
+			d := DocID(rng.Uint32N(100000))
+			cs := g.uniformDoc(rng.IntN(g.maxSize))
+			r.docs[d] = cs
+		}
+		s := BuildSlice(r.lo, r.hi, r.input(rng))
+		checkAgainstRef(t, s, r, rng)
+		b := newBucketer(r.lo, r.hi, r.input(nil), uint64(s.Postings()))
+		t.Logf("bits %d: %d postings, %d keys, %d buckets", bits, s.Postings(), s.Keys(), b.nb)
+	}
+}
+
+// uniformDoc draws n chunks, a third from the pool (uniformly), sorted and
+// distinct.
+func (g *corpusGen) uniformDoc(n int) []uint32 {
+	cs := make([]uint32, 0, n)
+	for range n {
+		if g.rng.Float64() < g.shared {
+			cs = append(cs, g.pool[g.rng.IntN(len(g.pool))])
+		} else {
+			cs = append(cs, uint32(g.lo+g.rng.Uint64N(g.hi-g.lo)))
+		}
+	}
+	slices.Sort(cs)
+	return slices.Compact(cs)
+}
+
+func TestBuildSlice_Deterministic(t *testing.T) {
+	rng := testRand(t)
+	g := newCorpusGen(rng)
+	r := g.corpus(200)
+	a := BuildSlice(r.lo, r.hi, r.input(rng))
+	b := BuildSlice(r.lo, r.hi, r.input(rng))
+	if d := sliceDiff(a, b); d != "" {
+		t.Fatalf("two builds differ: %s", d)
+	}
+}
+
+func TestNewSlice_Empty(t *testing.T) {
+	for _, r := range [][2]uint64{{0, 0}, {0, 1}, {5, 6}, {0, 1 << 28}, {0, MaxSpace}, {MaxSpace - 1, MaxSpace}, {MaxSpace, MaxSpace}} {
+		s := NewSlice(r[0], r[1])
+		if err := s.validate(); err != nil {
+			t.Fatalf("%v: %v", r, err)
+		}
+		if s.Lo() != r[0] || s.Hi() != r[1] || s.Postings() != 0 || s.Keys() != 0 {
+			t.Fatalf("%v: not empty", r)
+		}
+		if s.Lookup(uint32(r[0])) != nil || s.DF(0) != 0 || s.Lookup(1<<32-1) != nil {
+			t.Fatalf("%v: lookup in empty slice", r)
+		}
+		if d := sliceDiff(s, BuildSlice(r[0], r[1], []DocChunks{{Doc: 3}})); d != "" {
+			t.Fatalf("%v: empty build differs: %s", r, d)
+		}
+	}
+}
+
+func TestBuildSlice_FullSpaceEdges(t *testing.T) {
+	docs := []DocChunks{
+		{Doc: 7, Chunks: []uint32{0, 1, 1<<32 - 1}},
+		{Doc: 1<<32 - 1, Chunks: []uint32{1<<32 - 1}},
+		{Doc: 0, Chunks: []uint32{1, 1 << 31}},
+	}
+	s := BuildSlice(0, MaxSpace, docs)
+	if err := s.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Lookup(1<<32 - 1); !slices.Equal(got, []DocID{7, 1<<32 - 1}) {
+		t.Fatalf("Lookup(max) = %v", got)
+	}
+	if got := s.Lookup(1); !slices.Equal(got, []DocID{0, 7}) {
+		t.Fatalf("Lookup(1) = %v", got)
+	}
+	if s.maxDoc != 1<<32 {
+		t.Fatalf("maxDoc %d", s.maxDoc)
+	}
+}
+
+// TestSlice_LookupDoesNotAlias checks that appending to a Lookup result
+// cannot overwrite the next posting list.
+func TestSlice_LookupDoesNotAlias(t *testing.T) {
+	s := BuildSlice(0, 16, []DocChunks{{1, []uint32{3, 4}}, {2, []uint32{4}}})
+	l := s.Lookup(3)
+	_ = append(l, 99)
+	if got := s.Lookup(4); !slices.Equal(got, []DocID{1, 2}) {
+		t.Fatalf("Lookup(4) = %v after append", got)
+	}
+}
+
+func TestBuildSlice_PanicsOnContractViolation(t *testing.T) {
+	cases := map[string][]DocChunks{
+		"unsorted":         {{1, []uint32{5, 3}}},
+		"repeated":         {{1, []uint32{3, 3}}},
+		"below range":      {{1, []uint32{9, 12}}},
+		"above range":      {{1, []uint32{12, 20}}},
+		"doc twice":        {{1, []uint32{12}}, {1, []uint32{12}}},
+		"doc twice, apart": {{1, []uint32{12}}, {2, []uint32{11}}, {1, []uint32{11, 12}}},
+	}
+	for name, docs := range cases {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), "invindex") {
+					t.Fatalf("recovered %v, want an invindex panic", r)
+				}
+			}()
+			BuildSlice(10, 20, docs)
+		})
+	}
+}
+
+func TestSlice_BytesPerPosting(t *testing.T) {
+	rng := testRand(t)
+	// All chunks df = 1: the worst case, 4 B doc + 4 B key + 4 B offset
+	// plus the directory (1/8 of a key).
+	var docs []DocChunks
+	for d := range 1000 {
+		cs := make([]uint32, 1000)
+		for i := range cs {
+			cs[i] = rng.Uint32N(1 << 28)
+		}
+		slices.Sort(cs)
+		docs = append(docs, DocChunks{DocID(d), slices.Compact(cs)})
+	}
+	s := BuildSlice(0, 1<<28, docs)
+	bpp := float64(s.Bytes()) / float64(s.Postings())
+	t.Logf("%.2f bytes/posting at df=1", bpp)
+	if bpp > 12.7 {
+		t.Fatalf("%.2f bytes/posting, want <= 12.7", bpp)
+	}
+}
+
+func TestReslice_EqualsBuild(t *testing.T) {
+	rng := testRand(t)
+	for range 100 {
+		bits := 20 + rng.UintN(13)
+		space := uint64(1) << bits
+		g := newCorpusGen(rng)
+		g.lo, g.hi = 0, space
+		for i := range g.pool {
+			g.pool[i] = uint32(rng.Uint64N(space))
+		}
+		r := g.corpus(rng.IntN(200))
+		in := r.input(rng)
+		from := SplitRange(space, 1+rng.IntN(5))
+		to := SplitRange(space, 1+rng.IntN(5))
+		if rng.IntN(3) == 0 { // uneven bounds too
+			to = []uint64{0, rng.Uint64N(space), space}
+			slices.Sort(to)
+		}
+		var parts []*Slice
+		for i := 1; i < len(from); i++ {
+			parts = append(parts, BuildSlice(from[i-1], from[i], restrict(in, from[i-1], from[i])))
+		}
+		rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+		got := Reslice(parts, to)
+		if len(got) != len(to)-1 {
+			t.Fatalf("%d slices for %d bounds", len(got), len(to))
+		}
+		for i, s := range got {
+			want := BuildSlice(to[i], to[i+1], restrict(in, to[i], to[i+1]))
+			if d := sliceDiff(s, want); d != "" {
+				t.Fatalf("bounds %v → %v, slice %d: %s", from, to, i, d)
+			}
+		}
+	}
+}
+
+// restrictChunks is chunks ∩ [lo, hi).
+func restrictChunks(chunks []uint32, lo, hi uint64) []uint32 {
+	r := restrict([]DocChunks{{0, chunks}}, lo, hi)
+	if len(r) == 0 {
+		return nil
+	}
+	return r[0].Chunks
+}
+
+// restrict is the shuffle step: each document's chunks inside [lo, hi).
+func restrict(docs []DocChunks, lo, hi uint64) []DocChunks {
+	var out []DocChunks
+	for _, d := range docs {
+		a, _ := slices.BinarySearch(d.Chunks, uint32(min(lo, MaxSpace-1)))
+		if lo >= MaxSpace {
+			a = len(d.Chunks)
+		}
+		b := len(d.Chunks)
+		if hi < MaxSpace {
+			b, _ = slices.BinarySearch(d.Chunks, uint32(hi))
+		}
+		if a < b {
+			out = append(out, DocChunks{d.Doc, d.Chunks[a:b]})
+		}
+	}
+	return out
+}
+
+// TestSplitRange_Pinned pins the chunk-ID split forever: every cached slice
+// file depends on it. If this test fails, the change is wrong, not the test.
+func TestSplitRange_Pinned(t *testing.T) {
+	cases := []struct {
+		space uint64
+		k     int
+		want  []uint64
+	}{
+		{1 << 28, 1, []uint64{0, 268435456}},
+		{1 << 28, 2, []uint64{0, 134217728, 268435456}},
+		{1 << 28, 3, []uint64{0, 89478485, 178956970, 268435456}},
+		{1 << 28, 7, []uint64{0, 38347922, 76695844, 115043766, 153391689, 191739611, 230087533, 268435456}},
+		{1 << 32, 3, []uint64{0, 1431655765, 2863311530, 4294967296}},
+		{1 << 32, 5, []uint64{0, 858993459, 1717986918, 2576980377, 3435973836, 4294967296}},
+		{1 << 20, 4, []uint64{0, 262144, 524288, 786432, 1048576}},
+		{10, 4, []uint64{0, 2, 5, 7, 10}},
+	}
+	for _, c := range cases {
+		if got := SplitRange(c.space, c.k); !slices.Equal(got, c.want) {
+			t.Errorf("SplitRange(%d, %d) = %v, want %v", c.space, c.k, got, c.want)
+		}
+	}
+	for k := 1; k <= 64; k++ {
+		b := SplitRange(1<<32, k)
+		if len(b) != k+1 || b[0] != 0 || b[k] != 1<<32 {
+			t.Fatalf("k=%d: %v", k, b)
+		}
+		for i := 1; i <= k; i++ {
+			if w := b[i] - b[i-1]; w != (1<<32)/uint64(k) && w != (1<<32)/uint64(k)+1 {
+				t.Fatalf("k=%d: range %d has width %d", k, i, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,433 @@
+package invindex
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Word is one token: byte offsets [Start, End) into the original text and the
+// 64-bit hash of its normalised form.
+type Word struct {
+	Start, End uint32
+	Hash       uint64
+}
+
+// maxTextLen is the longest text Words looks at. Offsets are uint32 so that a
+// Word stays 16 bytes; the bytes beyond 4 GiB are ignored rather than given
+// wrapped-around offsets. No real document comes close.
+const maxTextLen = math.MaxUint32
+
+// FNV-1a 64 constants. FNV-1a is used for word hashes because it can be
+// computed byte by byte while the ASCII fast path scans the word, with no
+// buffer at all; the window hash (chunk.go) adds the avalanche FNV lacks.
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+// asciiFold maps an ASCII letter or digit to its case-folded byte and every
+// other byte to 0. Bytes >= 0x80 are 0 as well; the scanner tells them apart
+// from ASCII separators by looking at the byte itself. For ASCII, NFKC is the
+// identity and full case folding is plain lower-casing, so the fast path
+// produces exactly the bytes the general path would (a test checks this).
+// The table is computed once and never written afterwards.
+var asciiFold = func() (t [256]byte) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c)
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = byte(c)
+		t[c-'a'+'A'] = byte(c)
+	}
+	return t
+}()
+
+// Tokenizer splits text into words and words into chunk IDs. It reuses
+// buffers: one per goroutine, not safe for concurrent use.
+//
+// The buffers grow to the largest document seen and are kept, so a long-lived
+// Tokenizer costs about 24 bytes per word of that document.
+type Tokenizer struct {
+	p Params
+
+	// fold is full Unicode case folding (cases.Fold), chosen over
+	// unicode.ToLower/SimpleFold because it is the mapping Unicode defines
+	// for caseless matching: it handles one-to-many folds such as
+	// ß → ss and ŉ → ʼn, and maps case variants like ς/σ/Σ and K/k/K
+	// (Kelvin sign) to one form. It is locale-independent (no Turkish
+	// dotless-i rule), which is what a stable hash needs. Held as an
+	// interface so that passing it to appendTransform does not allocate.
+	fold transform.Transformer
+
+	// tab is the fast path for two-byte runes (see runeTable).
+	tab *runeTable
+
+	// Normalisation state for the general path: a and b alternate as
+	// source and destination; it is reused because Form.Append allocates
+	// its reorder buffer on every call that has work to do.
+	a, b []byte
+	it   norm.Iter
+
+	// Buffers for DocChunks.
+	words   []Word
+	chunks  []uint32
+	scratch []uint32
+}
+
+// NewTokenizer returns a Tokenizer for p. It panics if p is invalid: Params
+// are validated where they are read (configuration, index header), so an
+// invalid value here is a programming error.
+func NewTokenizer(p Params) *Tokenizer {
+	if err := p.Validate(); err != nil {
+		panic("invindex: NewTokenizer: " + err.Error())
+	}
+	t := newNormalizer(p)
+	t.tab = runeTables[b2i(p.StripDiacritics)]()
+	return t
+}
+
+// newNormalizer returns a Tokenizer without the rune table. Only its
+// normalize method may be used; it serves to build the table.
+func newNormalizer(p Params) *Tokenizer {
+	return &Tokenizer{p: p, fold: cases.Fold()}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Words appends the words of text to dst[:0] and returns it. Offsets refer to
+// text: text[w.Start:w.End] is the word as written.
+//
+// A word is a maximal run of Unicode letters, numbers and combining marks
+// (categories L, N, M); every other rune separates words, and so does every
+// byte that is not valid UTF-8. Words never panics, whatever the input.
+//
+// The hash of a word is FNV-1a 64 over its normalised UTF-8 form, see
+// normalize. Words made only of ASCII letters and digits, the bulk of most
+// texts, are lower-cased and hashed while they are scanned, without copying;
+// so are words that add common two-byte runes (Latin, Greek, Cyrillic
+// letters: see runeTable). Only the remaining words go through x/text.
+func (t *Tokenizer) Words(text string, dst []Word) []Word {
+	dst = dst[:0]
+	if len(text) > maxTextLen {
+		text = text[:maxTextLen]
+	}
+	n := len(text)
+	for i := 0; i < n; {
+		// scanWords stores without append: make room for every word that
+		// can start in the block (words and separators alternate).
+		end := min(i+wordsBlock, n)
+		dst = slices.Grow(dst, (end-i+1)/2+1)
+		var start int
+		i, start, dst = scanWords(t.tab, text, i, end, dst)
+		if start == blockDone {
+			continue
+		}
+		// A rune the fast path cannot handle, inside a word or between words.
+		if start < 0 {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !isWordRune(r) {
+				i += size
+				continue
+			}
+			start = i
+		}
+		i = scanWord(text, i)
+		dst = append(dst, Word{Start: uint32(start), End: uint32(i), Hash: t.hashGeneral(text[start:i])})
+	}
+	return dst
+}
+
+// wordsBlock is how many bytes scanWords scans per call at most (words that
+// start in the block may end beyond it).
+const wordsBlock = 4096
+
+// scanWords is the hot loop of Words. It appends the words starting in
+// text[i:end] to dst as long as they consist of ASCII letters and digits and
+// simple two-byte runes (see runeTable), folding and hashing them on the
+// fly. At the first other rune it stops and returns that rune's position and
+// the start of the word it is in, or -1 if it is between words. dst must
+// have room for (end-i+1)/2 more words. The function makes no calls, so its
+// loop state stays in registers. When the block is done, start is blockDone.
+func scanWords(tab *runeTable, text string, i, end int, dst []Word) (next, start int, _ []Word) {
+	k := len(dst)
+	out := dst[:cap(dst)]
+	for i < end {
+		// Between words.
+		c := text[i]
+		if asciiFold[c] == 0 {
+			if c < utf8.RuneSelf {
+				i++
+				continue
+			}
+			r, ok := twoByteRune(text, i)
+			if !ok || tab[r].n == tabGeneral {
+				return i, -1, out[:k]
+			}
+			if tab[r].n == tabSeparator {
+				i += 2
+				continue
+			}
+		}
+		// In a word.
+		start := i
+		h := uint64(fnvOffset64)
+		for i < len(text) {
+			c = text[i]
+			if v := asciiFold[c]; v != 0 {
+				h = (h ^ uint64(v)) * fnvPrime64
+				i++
+				continue
+			}
+			if c < utf8.RuneSelf {
+				break
+			}
+			r, ok := twoByteRune(text, i)
+			if !ok || tab[r].n == tabGeneral {
+				return i, start, out[:k]
+			}
+			e := &tab[r]
+			if e.n == tabSeparator {
+				break
+			}
+			for _, b := range e.b[:e.n] {
+				h = (h ^ uint64(b)) * fnvPrime64
+			}
+			i += 2
+		}
+		out[k] = Word{Start: uint32(start), End: uint32(i), Hash: h}
+		k++
+	}
+	return i, blockDone, out[:k]
+}
+
+const blockDone = -2
+
+// twoByteRune decodes the valid two-byte UTF-8 sequence at text[i] and
+// returns its index in runeTable (rune - 0x80); ok is false for anything else.
+func twoByteRune(text string, i int) (int, bool) {
+	if i+1 >= len(text) {
+		return 0, false
+	}
+	c0, c1 := text[i], text[i+1]
+	if c0 < 0xC2 || c0 >= 0xE0 || c1&0xC0 != 0x80 {
+		return 0, false
+	}
+	return (int(c0&0x1F)<<6 | int(c1&0x3F)) - utf8.RuneSelf, true
+}
+
+// isWordRune reports whether r belongs to a word. utf8.RuneError stands for
+// invalid bytes (and for a literal U+FFFD, category So); both separate.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiFold[r] != 0
+	}
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r))
+}
+
+// scanWord returns the end of the run of word runes that starts at byte i.
+func scanWord(text string, i int) int {
+	for i < len(text) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if asciiFold[c] == 0 {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			return i
+		}
+		i += size
+	}
+	return i
+}
+
+// hashGeneral hashes a word that contains non-ASCII runes.
+func (t *Tokenizer) hashGeneral(word string) uint64 {
+	return fnv1a(t.normalize(word))
+}
+
+// normalize returns the normalised form of word, in one of t's buffers (valid
+// until the next call). The normal form is defined as
+//
+//	NFKC(Fold(NFKC(word)))                       StripDiacritics off
+//	NFC(drop Mn(NFD(NFKC(Fold(NFKC(word))))))    StripDiacritics on
+//
+// NFKC first, so that compatibility variants (ligatures "ﬁ" → "fi",
+// full-width letters, superscripts) and canonically equivalent spellings
+// (precomposed "é" and "e"+U+0301) fold alike; NFKC again after folding,
+// because case folding does not preserve normal forms. Stripping drops the
+// non-spacing marks (Mn) of the canonical decomposition, so "ů" → "u" and
+// "ď" → "d", while letters without a decomposition ("ł", "ø", "ß") stay.
+//
+// The mappings come from golang.org/x/text's Unicode tables, which are
+// selected by Go version (Unicode 15 before Go 1.27, 17 from then on). Such
+// an upgrade can change the hash of words containing characters new in that
+// Unicode version, never of established ones; the test vector pins the
+// latter.
+func (t *Tokenizer) normalize(word string) []byte {
+	t.it.InitString(norm.NFKC, word)
+	t.a = appendIter(&t.it, t.a[:0])
+	t.b = appendTransform(t.fold, t.b[:0], t.a)
+	t.it.Init(norm.NFKC, t.b)
+	t.a = appendIter(&t.it, t.a[:0])
+	if !t.p.StripDiacritics {
+		return t.a
+	}
+	t.it.Init(norm.NFD, t.a)
+	t.b = dropNonspacingMarks(appendIter(&t.it, t.b[:0]))
+	t.it.Init(norm.NFC, t.b)
+	t.a = appendIter(&t.it, t.a[:0])
+	return t.a
+}
+
+// appendIter appends the normalised segments of it to dst.
+func appendIter(it *norm.Iter, dst []byte) []byte {
+	for !it.Done() {
+		dst = append(dst, it.Next()...)
+	}
+	return dst
+}
+
+// dropNonspacingMarks removes runes of category Mn from b in place.
+func dropNonspacingMarks(b []byte) []byte {
+	out := b[:0]
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if !unicode.Is(unicode.Mn, r) {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// appendTransform appends the result of running tr over all of src to dst,
+// growing dst as needed; unlike transform.Bytes it reuses dst's capacity.
+func appendTransform(tr transform.Transformer, dst, src []byte) []byte {
+	tr.Reset()
+	for {
+		nDst, nSrc, err := tr.Transform(dst[len(dst):cap(dst)], src, true)
+		dst = dst[:len(dst)+nDst]
+		src = src[nSrc:]
+		if err != transform.ErrShortDst {
+			// nil, or an error a caser never returns with atEOF set
+			// (ErrShortSrc); either way there is nothing left to do.
+			return dst
+		}
+		grown := make([]byte, len(dst), 2*cap(dst)+len(src)+16)
+		copy(grown, dst)
+		dst = grown
+	}
+}
+
+// fnv1a is FNV-1a 64 over b.
+func fnv1a(b []byte) uint64 {
+	h := uint64(fnvOffset64)
+	for _, c := range b {
+		h = (h ^ uint64(c)) * fnvPrime64
+	}
+	return h
+}
+
+// runeTable is the fast path for the two-byte runes U+0080..U+07FF (Latin-1,
+// Latin Extended, IPA, Greek, Cyrillic, Armenian, Hebrew, Arabic). Entry
+// r-0x80 holds the normalised form of r on its own if r is simple, else a
+// marker: tabSeparator for runes that are not word runes, tabGeneral for
+// word runes that need the general path (combining marks, and letters whose
+// normalisation can interact with their neighbours).
+//
+// A rune is simple when it is a starter that never combines with what comes
+// before it, is already in NFC and NFKC, its case fold starts with such a
+// starter, and its normalised form consists only of simple runes. For a word
+// made of ASCII letters, digits and simple runes, each normalisation step is
+// then segment-local (every rune starts a new normalisation segment) and
+// case folding is per rune, so the normal form of the word is the
+// concatenation of the normal forms of its runes. The tests check this
+// against the general path on random words.
+type runeTable [0x800 - utf8.RuneSelf]struct {
+	n uint8 // length of b used, or tabSeparator, or tabGeneral
+	b [7]byte
+}
+
+const (
+	tabSeparator = 0xFE
+	tabGeneral   = 0xFF
+)
+
+// runeTables are built on first use, one per StripDiacritics setting, and
+// read-only from then on.
+var runeTables = [2]func() *runeTable{
+	sync.OnceValue(func() *runeTable { return buildRuneTable(false) }),
+	sync.OnceValue(func() *runeTable { return buildRuneTable(true) }),
+}
+
+func buildRuneTable(strip bool) *runeTable {
+	t := newNormalizer(Params{StripDiacritics: strip})
+	fold := cases.Fold()
+	tab := new(runeTable)
+	for r := rune(utf8.RuneSelf); r < 0x800; r++ {
+		e := &tab[r-utf8.RuneSelf]
+		if !isWordRune(r) {
+			e.n = tabSeparator
+			continue
+		}
+		e.n = tabGeneral
+		s := string(r)
+		folded := fold.String(s)
+		if !isSimpleRune(r) || folded == "" {
+			continue
+		}
+		if f, _ := utf8.DecodeRuneInString(folded); !startsSegment(string(f)) {
+			continue
+		}
+		out := t.normalize(s)
+		if len(out) == 0 || len(out) > len(e.b) {
+			continue
+		}
+		simple := true
+		for _, o := range string(out) {
+			simple = simple && (o < utf8.RuneSelf && asciiFold[o] != 0 || o >= utf8.RuneSelf && isSimpleRune(o))
+		}
+		if simple {
+			e.n = uint8(copy(e.b[:], out))
+		}
+	}
+	return tab
+}
+
+// isSimpleRune reports whether r starts a normalisation segment in every form
+// and is unchanged by NFC and NFKC.
+func isSimpleRune(r rune) bool {
+	s := string(r)
+	return startsSegment(s) && norm.NFC.IsNormalString(s) && norm.NFKC.IsNormalString(s)
+}
+
+// startsSegment reports whether the first rune of s has ccc 0 and never
+// combines with a preceding rune, in all four normal forms.
+func startsSegment(s string) bool {
+	return norm.NFC.PropertiesString(s).BoundaryBefore() &&
+		norm.NFD.PropertiesString(s).BoundaryBefore() &&
+		norm.NFKC.PropertiesString(s).BoundaryBefore() &&
+		norm.NFKD.PropertiesString(s).BoundaryBefore()
+}
