@@ -29,8 +29,9 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/plagd /plagd
 COPY configs/plagd.yaml /etc/plagd/plagd.yaml
-# the index directory, owned by the runtime user; a named volume mounted here
-# is initialised with this ownership by Docker
+# the index directory, owned by the runtime user (COPY --chown also applies to
+# the destination directory it creates); a named volume mounted here is
+# initialised by Docker with this content and ownership
 COPY --from=build --chown=65532:65532 /out/data /var/lib/plagd
 # container defaults: index in the volume, HTTP reachable from outside the
 # container (publish the port to choose who can reach it)

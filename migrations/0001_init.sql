@@ -101,7 +101,10 @@ create table plagd_meta (
 );
 insert into plagd_meta default values;
 
-create function plagd_log_change() returns trigger language plpgsql as $$
+-- SECURITY DEFINER: an integrator's role needs rights on documents only, not on
+-- plagd's own tables; search_path is pinned so the definer's rights can't be abused.
+create function plagd_log_change() returns trigger language plpgsql
+    security definer set search_path from current as $$
 begin
     -- Wakes a daemon that LISTENs, so a run follows changes promptly (debounced there).
     perform pg_notify('plagd_changes', '');

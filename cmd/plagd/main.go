@@ -47,6 +47,7 @@ func main() {
 	for _, add := range subcommands {
 		root.AddCommand(add(g))
 	}
+	markUsageErrors(root)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -65,3 +66,28 @@ func main() {
 var subcommands []func(*globals) *cobra.Command
 
 func register(f func(*globals) *cobra.Command) { subcommands = append(subcommands, f) }
+
+// markUsageErrors makes bad flags, bad arguments and unknown commands exit
+// with code 2, as scripts expect, instead of the generic failure code.
+func markUsageErrors(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Sprintf("%v (see 'plagd %s --help')", err, c.Name())}
+	})
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageError{fmt.Sprintf("unknown command %q (see 'plagd --help')", args[0])}
+		}
+		return nil
+	}
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	for _, c := range root.Commands() {
+		if check := c.Args; check != nil {
+			c.Args = func(c *cobra.Command, args []string) error {
+				if err := check(c, args); err != nil {
+					return usageError{fmt.Sprintf("%v (see 'plagd %s --help')", err, c.Name())}
+				}
+				return nil
+			}
+		}
+	}
+}
