@@ -44,7 +44,7 @@ func NewEngine(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Engine {
 // RunReport summarises one committed run.
 type RunReport struct {
 	ID          int64
-	Kind        string // full or incremental
+	Kind        string // full, incremental, or none when nothing was pending (ID is then the last committed run)
 	Reason      string // why a full run was chosen, when it was not asked for
 	Changed     int
 	Indexed     int
@@ -79,6 +79,13 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 	rep.Kind = "incremental"
 	if full {
 		rep.Kind = "full"
+	} else if idle, err := nothingPending(ctx, e.pool); err != nil {
+		return rep, err
+	} else if idle {
+		// Cron fires every few minutes; an idle archive must not write a new
+		// index generation and a run row each time.
+		rep.Kind, rep.ID = "none", committedGen
+		return rep, nil
 	}
 	runID, err := startRun(ctx, e.pool, rep.Kind)
 	if err != nil {
@@ -263,6 +270,15 @@ func failRun(ctx context.Context, pool *pgxpool.Pool, id int64, cause error, log
 	if _, err := pool.Exec(ctx, `delete from plagd_text_stage where run_id = $1`, id); err != nil {
 		log.Warn().Err(err).Msg("clearing the failed run's staged texts")
 	}
+}
+
+// nothingPending reports whether the change log is empty.
+func nothingPending(ctx context.Context, q querier) (bool, error) {
+	var any bool
+	if err := q.QueryRow(ctx, `select exists (select 1 from plagd_changes)`).Scan(&any); err != nil {
+		return false, fmt.Errorf("read change log: %w", err)
+	}
+	return !any, nil
 }
 
 // lastCommittedRun is the generation the database holds results for (0: none).

@@ -49,6 +49,10 @@ when the index in the data directory is missing, stale or damaged.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
+			if rep.Kind == "none" {
+				printf("nothing to do: no pending changes; run %d is current\n", rep.ID)
+				return nil
+			}
 			printf("run %d (%s) committed in %s\n", rep.ID, rep.Kind, rep.Duration.Round(1e6))
 			if rep.Reason != "" {
 				printf("  full because: %s\n", rep.Reason)
