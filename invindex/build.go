@@ -3,22 +3,24 @@ package invindex
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
 // Bucket sizing. A bucket is a contiguous run of chunk IDs whose postings are
 // gathered from the input and sorted together. Visiting a document costs a
-// cache miss or two whatever it contributes, so buckets are few (at most
-// 16 when the width allows) and each visit yields many postings; a bucket is
-// at most 2^24 chunk IDs wide so the bitmap that counts its distinct keys
-// stays 2 MiB. Inside a bucket an LSD radix sort with 8-bit digits (256
+// cache miss or two whatever it contributes, so buckets are few (about 64)
+// and each visit yields many postings; a bucket is at most 2^22 chunk IDs
+// wide so the bitmap that counts its distinct keys is 512 KiB and stays in
+// the L2 cache. Inside a bucket a radix sort with 8-bit digits (256
 // destinations: every pass streams through the cache) orders the postings.
 const (
-	maxBuckets    = 16
+	maxBuckets    = 64
 	minBucket     = 1 << 16 // postings; below this, fewer buckets
-	maxBucketBits = 24
+	maxBucketBits = 22
 	radixBits     = 8
-	smallSort     = 256
+	smallSort     = 64       // below this, slices.Sort beats radix passes
+	cacheSort     = 64 << 10 // postings (512 KiB) sorted by LSD passes alone
 )
 
 // BuildSlice builds the slice over [lo, hi) from scratch by bucket sort.
@@ -60,7 +62,7 @@ func BuildSlice(lo, hi uint64, docs []DocChunks) *Slice {
 		docs: postings,
 	}
 	b.fill(s)
-	s.buildDir()
+	s.finish()
 	return s
 }
 
@@ -282,13 +284,12 @@ func (b *bucketer) fill(s *Slice) {
 		}
 	}
 	s.offs[k] = uint32(p)
-	s.maxDoc = b.maxDoc
 }
 
 // sortBucket sorts packed postings by chunk, stably (the doc bits ride
-// along). A bucket can be several MiB, so the first pass is MSD: it splits
-// the bucket on the top 8 chunk bits into 256 parts that fit the L1/L2
-// cache, and each part is finished there by an LSD radix sort on the
+// along). A bucket that fits the L2 cache is sorted by LSD passes; a larger
+// one is first split MSD on its top chunk bits into parts of about 4K
+// postings, and each part is finished in the L1 cache by LSD passes on the
 // remaining bits. Small inputs use slices.Sort, which orders by chunk then
 // doc directly.
 func (b *bucketer) sortBucket(a []uint64) []uint64 {
@@ -297,19 +298,21 @@ func (b *bucketer) sortBucket(a []uint64) []uint64 {
 		return a
 	}
 	tmp := b.tmp[:len(a)]
-	if b.shift <= 2*radixBits {
+	if len(a) <= cacheSort || b.shift <= radixBits {
 		if lsd(a, tmp, 0, b.shift) {
 			a, tmp = tmp, a
 		}
 		b.buf, b.tmp = a[:0], tmp[:0] // keep both for the next bucket
 		return a
 	}
-	low := b.shift - radixBits
+	// Split into parts of about 4K postings (32 KiB, L1-sized).
+	top := min(uint(bits.Len(uint(len(a)>>12))), radixBits, b.shift)
+	low := b.shift - top
 	var cnt [1<<radixBits + 1]int
 	for _, v := range a {
 		cnt[(v>>(32+low))+1]++
 	}
-	for i := 1; i < len(cnt); i++ {
+	for i := 1; i <= 1<<top; i++ {
 		cnt[i] += cnt[i-1]
 	}
 	pos := cnt
@@ -318,7 +321,7 @@ func (b *bucketer) sortBucket(a []uint64) []uint64 {
 		tmp[pos[d]] = v
 		pos[d]++
 	}
-	for d := range 1 << radixBits {
+	for d := range 1 << top {
 		x, y := tmp[cnt[d]:cnt[d+1]], a[cnt[d]:cnt[d+1]]
 		if len(x) < smallSort {
 			slices.Sort(x)

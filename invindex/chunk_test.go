@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -395,7 +396,7 @@ func BenchmarkSortDistinct(b *testing.B) {
 		}
 		work := make([]uint32, n)
 		scratch := make([]uint32, n)
-		b.Run("radix/n="+itoa(n), func(b *testing.B) {
+		b.Run("radix/n="+strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(4 * int64(n))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -403,7 +404,7 @@ func BenchmarkSortDistinct(b *testing.B) {
 				SortDistinct(work, scratch)
 			}
 		})
-		b.Run("slices.Sort/n="+itoa(n), func(b *testing.B) {
+		b.Run("slices.Sort/n="+strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(4 * int64(n))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -413,11 +414,4 @@ func BenchmarkSortDistinct(b *testing.B) {
 			}
 		})
 	}
-}
-
-func itoa(n int) string {
-	if n >= 1000 && n%1000 == 0 {
-		return itoa(n/1000) + "k"
-	}
-	return string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10))
 }

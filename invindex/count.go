@@ -29,6 +29,12 @@ func (c *Counter) ensure(n uint64) {
 // dfCap (dfCap <= 0: no cap), one to every document in its posting list
 // except self. Calls for several slices accumulate until Drain.
 //
+// If self has postings in s, chunks must be among self's chunks in s (as
+// in every run: a document is counted with the chunks it is indexed with);
+// Count then skips chunks with df = 1 unseen, they being self's alone. A
+// document that is not indexed (a "check this file" query) is counted
+// against every posting.
+//
 // It runs in two passes, as the prototype measured best (DESIGN.md §5):
 // first it resolves every chunk to its posting-list bounds ("gather"; the
 // lookups are independent, so the CPU overlaps their cache misses), dropping
@@ -44,18 +50,55 @@ func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, dfCap int) {
 	if dfCap > 0 && uint64(dfCap) < 1<<32 {
 		capDF = uint32(dfCap)
 	}
+	// An indexed document posts on each of its chunks, so a chunk the
+	// filter proves df=1 is its own: skip it without touching the arrays.
+	skipSingles := s.present.Has(self)
+	// Stage 1: filter, and the directory range of each remaining chunk.
+	// Each stage is a loop of independent loads, so the CPU keeps several
+	// cache misses in flight instead of chasing dir → keys → offs → docs
+	// one chunk at a time.
 	g := c.bounds[:0]
 	for _, ch := range chunks {
-		i, ok := s.find(ch)
-		if !ok {
+		if skipSingles && !s.maybeShared(ch) {
 			continue
 		}
-		a, b := s.offs[i], s.offs[i+1]
-		if n := b - a; n > capDF || (n == 1 && s.docs[a] == self) {
+		x := uint64(ch)
+		if x < s.lo || x >= s.hi {
 			continue
 		}
-		g = append(g, a, b)
+		j := (x - s.lo) >> s.dirShift
+		g = append(g, ch, s.dir[j], s.dir[j+1])
 	}
+	// Stage 2: search the few keys of each range; keep posting bounds.
+	n := 0
+	for k := 0; k+2 < len(g); k += 3 {
+		ch, a, b := g[k], int(g[k+1]), int(g[k+2])
+		for a < b {
+			m := int(uint(a+b) >> 1)
+			if s.keys[m] < ch {
+				a = m + 1
+			} else {
+				b = m
+			}
+		}
+		if a < int(g[k+2]) && s.keys[a] == ch {
+			g[n], g[n+1] = uint32(a), 0
+			n += 2
+		}
+	}
+	g = g[:n]
+	// Stage 3: posting-list bounds, dropping capped and self-only chunks.
+	n = 0
+	for k := 0; k < len(g); k += 2 {
+		i := g[k]
+		a, b := s.offs[i], s.offs[i+1]
+		if d := b - a; d > capDF || (d == 1 && s.docs[a] == self) {
+			continue
+		}
+		g[n], g[n+1] = a, b
+		n += 2
+	}
+	g = g[:n]
 	c.bounds = g
 	counts, touched := c.counts, c.touched
 	for k := 0; k+1 < len(g); k += 2 {

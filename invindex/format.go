@@ -98,8 +98,7 @@ func ReadSlice(r io.Reader) (Header, *Slice, error) {
 	if err := s.validate(); err != nil {
 		return Header{}, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	s.buildDir()
-	s.computeMaxDoc()
+	s.finish()
 	return h, s, nil
 }
 

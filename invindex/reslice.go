@@ -92,7 +92,6 @@ func cut(parts []*Slice, lo, hi uint64) *Slice {
 		n += copy(s.docs[n:], p.docs[p.offs[sp.a]:p.offs[sp.b]])
 	}
 	s.offs[nk] = uint32(n)
-	s.buildDir()
-	s.computeMaxDoc()
+	s.finish()
 	return s
 }

@@ -46,6 +46,13 @@ type Slice struct {
 	// maxDoc is 1 + the largest DocID posted (0 when empty), so a Counter
 	// can be sized once per Count instead of checked per posting.
 	maxDoc uint64
+	// present holds the documents with postings here; multi is a one-hash
+	// Bloom filter of the chunks with df >= 2 (bit multiHash(c)). Count
+	// uses them to skip an indexed document's df=1 chunks, 86 % of all on
+	// real corpora, without a lookup.
+	present    *DocSet
+	multi      []uint64
+	multiShift uint
 }
 
 // checkRange panics on a range no slice can have. Ranges come from
@@ -60,7 +67,7 @@ func checkRange(lo, hi uint64) {
 func NewSlice(lo, hi uint64) *Slice {
 	checkRange(lo, hi)
 	s := &Slice{lo: lo, hi: hi, offs: []uint32{0}}
-	s.buildDir()
+	s.finish()
 	return s
 }
 
@@ -78,7 +85,9 @@ func (s *Slice) Keys() int { return len(s.keys) }
 
 // Bytes is the memory held by the slice's arrays, for the bytes-per-posting
 // metric.
-func (s *Slice) Bytes() int { return 4 * (len(s.keys) + len(s.offs) + len(s.docs) + len(s.dir)) }
+func (s *Slice) Bytes() int {
+	return 4*(len(s.keys)+len(s.offs)+len(s.docs)+len(s.dir)) + 8*(len(s.multi)+len(s.present.words))
+}
 
 // Lookup returns the sorted documents containing chunk, nil if none or if
 // chunk is outside the range. The result aliases the slice: do not modify it.
@@ -157,15 +166,49 @@ func (s *Slice) buildDir() {
 	s.dir = dir
 }
 
-// computeMaxDoc sets maxDoc from docs.
-func (s *Slice) computeMaxDoc() {
+// finish derives the lookup structures from keys, offs and docs: the
+// directory, maxDoc, the set of documents present, and the filter of chunks
+// with df >= 2. None of them is stored in files; together they cost one
+// pass over the arrays and well under 1 B per posting.
+func (s *Slice) finish() {
+	s.buildDir()
 	var m uint64
 	for _, d := range s.docs {
-		if uint64(d) >= m {
-			m = uint64(d) + 1
-		}
+		m = max(m, uint64(d)+1)
 	}
 	s.maxDoc = m
+	s.present = NewDocSet(int(min(m, 1<<32-1)))
+	for _, d := range s.docs {
+		s.present.Add(d)
+	}
+	multi := 0
+	for i := range s.keys {
+		if s.offs[i+1]-s.offs[i] > 1 {
+			multi++
+		}
+	}
+	// 16 bits per shared chunk: a df=1 chunk passes by mistake with
+	// probability about 1/16, and the filter stays cache-sized.
+	fb := uint(max(bits.Len(uint(16*multi)), 6))
+	s.multi = make([]uint64, 1<<(fb-6))
+	s.multiShift = 32 - fb
+	for i, k := range s.keys {
+		if s.offs[i+1]-s.offs[i] > 1 {
+			h := s.multiHash(k)
+			s.multi[h>>6] |= 1 << (h & 63)
+		}
+	}
+}
+
+// multiHash maps a chunk ID to a bit of the multi filter (multiplicative
+// hashing: chunk IDs are hashes already, this only spreads the low bits of
+// narrow ranges).
+func (s *Slice) multiHash(c uint32) uint32 { return (c * 0x9e3779b1) >> s.multiShift }
+
+// maybeShared reports whether chunk may have df >= 2; false is certain.
+func (s *Slice) maybeShared(c uint32) bool {
+	h := s.multiHash(c)
+	return s.multi[h>>6]&(1<<(h&63)) != 0
 }
 
 // validate checks every structural invariant. ReadSlice calls it so that a

@@ -91,20 +91,20 @@ func TestNewSlice_Empty(t *testing.T) {
 func TestBuildSlice_FullSpaceEdges(t *testing.T) {
 	docs := []DocChunks{
 		{Doc: 7, Chunks: []uint32{0, 1, 1<<32 - 1}},
-		{Doc: 1<<32 - 1, Chunks: []uint32{1<<32 - 1}},
+		{Doc: 1<<26 - 1, Chunks: []uint32{1<<32 - 1}},
 		{Doc: 0, Chunks: []uint32{1, 1 << 31}},
 	}
 	s := BuildSlice(0, MaxSpace, docs)
 	if err := s.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Lookup(1<<32 - 1); !slices.Equal(got, []DocID{7, 1<<32 - 1}) {
+	if got := s.Lookup(1<<32 - 1); !slices.Equal(got, []DocID{7, 1<<26 - 1}) {
 		t.Fatalf("Lookup(max) = %v", got)
 	}
 	if got := s.Lookup(1); !slices.Equal(got, []DocID{0, 7}) {
 		t.Fatalf("Lookup(1) = %v", got)
 	}
-	if s.maxDoc != 1<<32 {
+	if s.maxDoc != 1<<26 {
 		t.Fatalf("maxDoc %d", s.maxDoc)
 	}
 }

@@ -452,7 +452,19 @@ func benchText(seed uint64, size int, diacritics bool) string {
 	return sb.String()
 }
 
+// BenchmarkWords includes fnv-baseline, plain FNV-1a over the same bytes with
+// no tokenising: the word hash's latency bound on this machine, so that
+// figures from a loaded or slower machine can be read as ratios.
 func BenchmarkWords(b *testing.B) {
+	b.Run("fnv-baseline", func(b *testing.B) {
+		text := []byte(benchText(1, 256<<10, false))
+		b.SetBytes(int64(len(text)))
+		var sink uint64
+		for b.Loop() {
+			sink += fnv1a(text)
+		}
+		_ = sink
+	})
 	for _, bc := range []struct {
 		name       string
 		diacritics bool

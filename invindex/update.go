@@ -100,8 +100,7 @@ func (s *Slice) Update(removed *DocSet, added []DocChunks, dfCap int) (*Slice, [
 		docs: make([]DocID, np),
 	}
 	m.fill(out)
-	out.buildDir()
-	out.computeMaxDoc()
+	out.finish()
 	if m.flipped == nil {
 		if dfCap > 0 {
 			return out, []DocID{}
