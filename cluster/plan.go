@@ -36,7 +36,8 @@ type SourceText struct {
 }
 
 // TextSource supplies texts to a run. The daemon implements it over PostgreSQL
-// (extracting files as needed); tests implement it over a map.
+// (extracting files as needed); tests implement it over a map. Its methods are
+// called concurrently, one call per batch in flight.
 type TextSource interface {
 	// Fresh returns the current texts of documents to (re)index, in the order asked.
 	Fresh(ctx context.Context, ids []int64) ([]SourceText, error)
