@@ -40,6 +40,7 @@ func NewDaemon(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Daemon {
 	m := NewMetrics()
 	e := NewEngine(cfg, pool, log)
 	e.Metrics = m
+	e.SaveInBackground = true
 	return &Daemon{cfg: cfg, pool: pool, log: log, engine: e, metrics: m, trigger: make(chan string, 1)}
 }
 
@@ -52,6 +53,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		return err
 	}
 	defer lock.Release()
+	defer d.engine.WaitSaved() // index files of the last run are complete before exit
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {

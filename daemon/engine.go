@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,6 +30,12 @@ type Engine struct {
 	instance string
 	// Metrics, when set, is told about every run.
 	Metrics *Metrics
+	// SaveInBackground writes index files after the run has committed, without
+	// making the run wait (the daemon); otherwise Run saves before returning (the CLI).
+	SaveInBackground bool
+
+	saveMu sync.Mutex     // one save at a time
+	saving sync.WaitGroup // background saves in flight
 }
 
 // NewEngine builds the master and cfg.NodeCount() in-process nodes.
@@ -127,12 +134,20 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 	if err := e.master.Commit(ctx, runID); err != nil {
 		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)
 	}
-	t = time.Now()
-	if err := e.persist(runID); err != nil {
-		// Not fatal: results are committed; a restart without these files runs in full.
-		log.Error().Err(err).Str("data_dir", e.cfg.DataDir).Msg("saving the index failed; after a restart the next run will be full")
+	rep.Duration = time.Since(start) // the run counts as done when it is committed
+	if e.SaveInBackground {
+		// The in-memory index is current; the files only serve a restart, so
+		// the next run need not wait for them (slices are immutable once committed).
+		e.saving.Add(1)
+		go func() {
+			defer e.saving.Done()
+			e.save(runID, log)
+		}()
+	} else {
+		t = time.Now()
+		e.save(runID, log)
+		rep.Phases["save"] = time.Since(t)
 	}
-	rep.Phases["save"] = time.Since(t)
 	rep.Changed = len(cs.changed)
 	rep.Deleted = len(out.Deleted)
 	rep.Recomputed = out.Recomputed
@@ -146,7 +161,6 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 			rep.Indexed++
 		}
 	}
-	rep.Duration = time.Since(start)
 	log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
 		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
 		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Msg("run committed")
@@ -225,6 +239,26 @@ func (e *Engine) ensureIndex(committed int64) string {
 	}
 	e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded")
 	return ""
+}
+
+// WaitSaved blocks until background index saves have finished.
+func (e *Engine) WaitSaved() { e.saving.Wait() }
+
+// save persists generation gen unless a newer run has committed meanwhile (its
+// own save supersedes this one). Failure is logged, not returned: the results
+// are committed; a restart without the files runs in full.
+func (e *Engine) save(gen int64, log zerolog.Logger) {
+	e.saveMu.Lock()
+	defer e.saveMu.Unlock()
+	if e.master.Generation() != gen {
+		return
+	}
+	t := time.Now()
+	if err := e.persist(gen); err != nil {
+		log.Error().Err(err).Str("data_dir", e.cfg.DataDir).Msg("saving the index failed; after a restart the next run will be full")
+		return
+	}
+	log.Debug().Dur("took", time.Since(t)).Msg("index saved")
 }
 
 // persist saves the master's committed index and drops older generations.

@@ -218,7 +218,10 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		m.step()
 	}
-	mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	bg := NewEngine(cfg, pool, testLogger(t))
+	bg.SaveInBackground = true // as the daemon does
+	mustRun(t, bg, false)
+	bg.WaitSaved()
 	m.step()
 	m.step()
 	if rep := mustRun(t, NewEngine(cfg, pool, testLogger(t)), false); rep.Kind != "incremental" {
