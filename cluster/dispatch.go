@@ -114,8 +114,8 @@ func (m *Master) chunkBatch(ctx context.Context, st *runState, mu *sync.Mutex, w
 		st.count[c.Doc] = true
 		// Every node hears of every document, even with no chunks in its range,
 		// so that a missing delivery is an error rather than a silent zero.
-		for i, part := range splitByRange(c.Chunks, st.bounds) {
-			perNode[i] = append(perNode[i], invindex.DocChunks{Doc: c.Doc, Chunks: part})
+		for i, part := range splitByRange(c, st.bounds) {
+			perNode[i] = append(perNode[i], part)
 		}
 	}
 	mu.Unlock()
@@ -130,14 +130,15 @@ func (m *Master) chunkBatch(ctx context.Context, st *runState, mu *sync.Mutex, w
 	return nil
 }
 
-// splitByRange cuts sorted chunk IDs at the node boundaries; the parts alias chunks.
-func splitByRange(chunks []uint32, bounds []uint64) [][]uint32 {
-	parts := make([][]uint32, len(bounds)-1)
+// splitByRange cuts a document's sorted chunk IDs, and their fingerprints
+// alongside, at the node boundaries; the parts alias c's slices.
+func splitByRange(c Chunked, bounds []uint64) []invindex.DocChunks {
+	parts := make([]invindex.DocChunks, len(bounds)-1)
 	start := 0
 	for i := range parts {
 		hi := bounds[i+1]
-		end := start + sortSearch(chunks[start:], hi)
-		parts[i] = chunks[start:end]
+		end := start + sortSearch(c.Chunks[start:], hi)
+		parts[i] = invindex.DocChunks{Doc: c.Doc, Chunks: c.Chunks[start:end], Checks: c.Checks[start:end]}
 		start = end
 	}
 	return parts

@@ -21,7 +21,7 @@ type LocalNode struct {
 	run     *RunSpec
 	removed *invindex.DocSet
 	added   []invindex.DocChunks
-	chunks  map[invindex.DocID][]uint32 // every delivered doc's chunks in range (step 6a of the seed)
+	chunks  map[invindex.DocID]invindex.DocChunks // every delivered doc's chunks in range (step 6a of the seed)
 	pending *invindex.Slice
 
 	tokenizers *sync.Pool // tokenizers for the run's Params, one per concurrent Chunk call
@@ -55,7 +55,7 @@ func (n *LocalNode) Begin(_ context.Context, spec RunSpec, removed []invindex.Do
 		n.removed.Add(d)
 	}
 	n.added = n.added[:0]
-	n.chunks = make(map[invindex.DocID][]uint32)
+	n.chunks = make(map[invindex.DocID]invindex.DocChunks)
 	n.pending = nil
 	params := spec.Params
 	n.tokenizers = &sync.Pool{New: func() any { return invindex.NewTokenizer(params) }}
@@ -78,8 +78,8 @@ func (n *LocalNode) Chunk(ctx context.Context, batch []Text) ([]Chunked, error) 
 		if i%16 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		words, chunks := tok.DocChunks(t.Text)
-		out[i] = Chunked{Doc: t.Doc, Words: words, Chunks: chunks}
+		words, chunks, checks := tok.DocChunks(t.Text)
+		out[i] = Chunked{Doc: t.Doc, Words: words, Chunks: chunks, Checks: checks}
 	}
 	return out, nil
 }
@@ -92,7 +92,7 @@ func (n *LocalNode) Deliver(_ context.Context, docs []invindex.DocChunks, index 
 		return ErrNoRun
 	}
 	for _, d := range docs {
-		n.chunks[d.Doc] = d.Chunks
+		n.chunks[d.Doc] = d
 		if index {
 			n.added = append(n.added, d)
 		}
@@ -136,11 +136,11 @@ func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invin
 		if i%64 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		ch, ok := chunks[d]
+		dc, ok := chunks[d]
 		if !ok {
 			return nil, fmt.Errorf("count: document %d was not delivered to node [%d,%d)", d, n.lo, n.hi)
 		}
-		pending.Count(c, d, ch, run.DFCap)
+		pending.Count(c, d, dc.Chunks, dc.Checks, run.DFCap)
 		// min_shared applies to the sum over all nodes, so nothing is dropped here.
 		out[i] = c.Drain(nil, 1)
 	}

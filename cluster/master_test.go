@@ -22,7 +22,7 @@ import (
 // the texts last indexed, and the similarity table, updated from Outcomes
 // exactly as the daemon's commit does.
 type memArchive struct {
-	mu      sync.Mutex // Fresh and Stored are called by concurrent workers
+	mu      sync.Mutex       // Fresh and Stored are called by concurrent workers
 	live    map[int64]string // current texts of live documents
 	stored  map[int64]string // texts as last indexed
 	staged  map[int64]string // texts handed out during the run in progress
@@ -190,16 +190,18 @@ func (a *memArchive) table() []Row {
 // reference computes the expected table from the live texts by brute force.
 func reference(live map[int64]string, p Plan) []Row {
 	tok := invindex.NewTokenizer(p.Params)
-	sets := map[int64]map[uint32]bool{}
+	// A document's set maps each distinct chunk ID to its fingerprint; two
+	// documents share a chunk when they have its ID with the same fingerprint.
+	sets := map[int64]map[uint32]uint8{}
 	df := map[uint32]int{}
 	for id, t := range live {
-		_, chunks := tok.DocChunks(t)
+		_, chunks, checks := tok.DocChunks(t)
 		if len(chunks) == 0 {
 			continue
 		}
-		s := map[uint32]bool{}
-		for _, c := range chunks {
-			s[c] = true
+		s := map[uint32]uint8{}
+		for i, c := range chunks {
+			s[c] = checks[i]
 			df[c]++
 		}
 		sets[id] = s
@@ -212,8 +214,8 @@ func reference(live map[int64]string, p Plan) []Row {
 				continue
 			}
 			n := 0
-			for c := range sa {
-				if sb[c] && (p.DFCap <= 0 || df[c] <= p.DFCap) {
+			for c, fa := range sa {
+				if fb, ok := sb[c]; ok && fa == fb && (p.DFCap <= 0 || df[c] <= p.DFCap) {
 					n++
 				}
 			}
@@ -424,11 +426,13 @@ func TestMaster_StaleNodeRefused(t *testing.T) {
 
 func TestSplitByRange(t *testing.T) {
 	bounds := []uint64{0, 10, 20, 1 << 32}
-	parts := splitByRange([]uint32{1, 9, 10, 15, 20, 1<<32 - 1}, bounds)
+	c := Chunked{Doc: 7, Chunks: []uint32{1, 9, 10, 15, 20, 1<<32 - 1}, Checks: []uint8{1, 2, 3, 4, 5, 6}}
+	parts := splitByRange(c, bounds)
 	want := [][]uint32{{1, 9}, {10, 15}, {20, 1<<32 - 1}}
+	wantChecks := [][]uint8{{1, 2}, {3, 4}, {5, 6}}
 	for i := range want {
-		if !slices.Equal(parts[i], want[i]) {
-			t.Fatalf("part %d = %v, want %v", i, parts[i], want[i])
+		if parts[i].Doc != 7 || !slices.Equal(parts[i].Chunks, want[i]) || !slices.Equal(parts[i].Checks, wantChecks[i]) {
+			t.Fatalf("part %d = %+v, want %v %v", i, parts[i], want[i], wantChecks[i])
 		}
 	}
 }

@@ -16,10 +16,12 @@ type Node interface {
 	// internal IDs whose postings leave the index (deleted, modified or failed
 	// documents). A node whose committed generation is not base answers ErrStale.
 	Begin(ctx context.Context, spec RunSpec, removed []invindex.DocID) error
-	// Chunk tokenises a batch of texts into sorted distinct chunk IDs. Any node
-	// may chunk any document; the master routes the output by range.
+	// Chunk tokenises a batch of texts into sorted distinct chunk IDs with their
+	// fingerprints. Any node may chunk any document; the master routes the output
+	// by range.
 	Chunk(ctx context.Context, batch []Text) ([]Chunked, error)
-	// Deliver hands the node the chunk lists of documents restricted to its range.
+	// Deliver hands the node the chunk lists (with fingerprints) of documents
+	// restricted to its range.
 	// With index set they become postings of the new slice; without, they are only
 	// kept for counting (unchanged documents whose lists are recomputed).
 	Deliver(ctx context.Context, docs []invindex.DocChunks, index bool) error
@@ -62,6 +64,7 @@ type Chunked struct {
 	Doc    invindex.DocID
 	Words  int
 	Chunks []uint32 // distinct, ascending
+	Checks []uint8  // Checks[i] is the fingerprint of Chunks[i]
 }
 
 // BuildStats reports a node's index build.

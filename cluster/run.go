@@ -57,7 +57,10 @@ func (m *Master) Run(ctx context.Context, plan Plan, src TextSource) (*Outcome, 
 		if ok {
 			removed = append(removed, d)
 		} else {
-			d = docs.Assign(ext, 0)
+			var err error
+			if d, err = docs.Assign(ext, 0); err != nil {
+				return nil, fmt.Errorf("assign internal IDs: %w", err)
+			}
 		}
 		jobs = append(jobs, Text{Doc: d})
 	}

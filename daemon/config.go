@@ -78,7 +78,7 @@ func DefaultConfig() Config {
 			WindowWords:     p.WindowWords,
 			ChunkBits:       p.ChunkBits,
 			StripDiacritics: p.StripDiacritics,
-			MinShared:       4,
+			MinShared:       1, // chunks carry fingerprints: chance matches are rare (docs/integration.md)
 			TopK:            100,
 			DFCap:           0,
 			Nodes:           0,

@@ -21,8 +21,11 @@ type simRow struct {
 }
 
 // referenceSimilarities computes what the similarities table must hold, the
-// slow obvious way: every live document's chunk set from its current text, every
-// pair counted with maps, df cap and min_shared applied, each list sorted and cut.
+// slow obvious way: every live document's chunk set from its current text (each
+// distinct chunk ID with the fingerprint the tokenizer keeps for it), every pair
+// counted with maps (a pair shares chunk c when both have ID c with the same
+// fingerprint), df cap (df counts the ID whatever the fingerprint) and
+// min_shared applied, each list sorted and cut.
 func referenceSimilarities(t testing.TB, pool *pgxpool.Pool, cfg Config) []simRow {
 	t.Helper()
 	ctx := context.Background()
@@ -31,7 +34,7 @@ func referenceSimilarities(t testing.TB, pool *pgxpool.Pool, cfg Config) []simRo
 		t.Fatal(err)
 	}
 	tok := invindex.NewTokenizer(cfg.Params())
-	sets := map[int64]map[uint32]bool{}
+	sets := map[int64]map[uint32]uint8{}
 	for rows.Next() {
 		var id int64
 		var content []byte
@@ -48,13 +51,13 @@ func referenceSimilarities(t testing.TB, pool *pgxpool.Pool, cfg Config) []simRo
 		if err != nil || text == "" {
 			continue
 		}
-		_, chunks := tok.DocChunks(text)
+		_, chunks, checks := tok.DocChunks(text)
 		if len(chunks) == 0 {
 			continue
 		}
-		set := map[uint32]bool{}
-		for _, c := range chunks {
-			set[c] = true
+		set := map[uint32]uint8{}
+		for i, c := range chunks {
+			set[c] = checks[i]
 		}
 		sets[id] = set
 	}
@@ -73,8 +76,8 @@ func referenceSimilarities(t testing.TB, pool *pgxpool.Pool, cfg Config) []simRo
 				continue
 			}
 			n := 0
-			for c := range sa {
-				if sb[c] && (cfg.Engine.DFCap <= 0 || df[c] <= cfg.Engine.DFCap) {
+			for c, fa := range sa {
+				if fb, ok := sb[c]; ok && fa == fb && (cfg.Engine.DFCap <= 0 || df[c] <= cfg.Engine.DFCap) {
 					n++
 				}
 			}

@@ -63,7 +63,12 @@ func makeBenchCorpus(postings, perDoc int, shared float64) *benchCorpus {
 		}
 		slices.Sort(cs)
 		cs = slices.Compact(cs)
-		c.docs = append(c.docs, DocChunks{DocID(d), cs})
+		// The fingerprint follows the chunk, as when a window is copied.
+		fp := make([]uint8, len(cs))
+		for i, ch := range cs {
+			fp[i] = uint8(ch * 0x9e3779b1 >> 24)
+		}
+		c.docs = append(c.docs, DocChunks{DocID(d), cs, fp})
 		c.postings += len(cs)
 	}
 	benchCorpora[key] = c
@@ -117,8 +122,8 @@ func BenchmarkBuildSortBaseline(b *testing.B) {
 	for b.Loop() {
 		packed := make([]uint64, 0, c.postings)
 		for _, d := range c.docs {
-			for _, ch := range d.Chunks {
-				packed = append(packed, uint64(ch)<<32|uint64(d.Doc))
+			for i, ch := range d.Chunks {
+				packed = append(packed, uint64(ch)<<32|uint64(MakePosting(d.Doc, d.Checks[i])))
 			}
 		}
 		slices.Sort(packed)
@@ -152,14 +157,16 @@ func BenchmarkUpdate(b *testing.B) {
 						removed.Add(c.docs[i].Doc)
 					case x < 2*frac: // modified: same doc, another doc's chunks
 						removed.Add(c.docs[i].Doc)
-						added = append(added, DocChunks{c.docs[i].Doc, c.docs[rng.IntN(len(c.docs))].Chunks})
+						o := c.docs[rng.IntN(len(c.docs))]
+						added = append(added, DocChunks{c.docs[i].Doc, o.Chunks, o.Checks})
 					}
 				}
 			} else {
 				frac = -frac
 			}
 			for i := range int(frac * float64(len(c.docs))) {
-				added = append(added, DocChunks{DocID(len(c.docs) + i), c.docs[rng.IntN(len(c.docs))].Chunks})
+				o := c.docs[rng.IntN(len(c.docs))]
+				added = append(added, DocChunks{DocID(len(c.docs) + i), o.Chunks, o.Checks})
 			}
 			b.ReportAllocs()
 			var out *Slice
@@ -197,7 +204,7 @@ func BenchmarkCount(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
 				for _, d := range c.docs {
-					s.Count(cnt, d.Doc, d.Chunks, tc.dfCap)
+					s.Count(cnt, d.Doc, d.Chunks, d.Checks, tc.dfCap)
 					pairs = cnt.Drain(pairs[:0], 1)
 				}
 			}

@@ -25,8 +25,9 @@ const (
 
 // BuildSlice builds the slice over [lo, hi) from scratch by bucket sort.
 // docs may come in any doc order; each doc's Chunks must be sorted, distinct
-// and inside [lo, hi), and each DocID may appear once. Violations are bugs of
-// the caller and panic.
+// and inside [lo, hi), with one fingerprint per chunk in Checks; each DocID
+// may appear once and must be below MaxDocs. Violations are bugs of the
+// caller and panic.
 //
 // Memory is the point of the design (DESIGN.md §5: memory, not CPU, bounds
 // one machine). No array of packed (chunk, doc) pairs is ever built for the
@@ -40,6 +41,9 @@ func BuildSlice(lo, hi uint64, docs []DocChunks) *Slice {
 	checkRange(lo, hi)
 	var total uint64
 	for i := range docs {
+		if len(docs[i].Checks) != len(docs[i].Chunks) {
+			panic(fmt.Sprintf("invindex: doc %d has %d chunks but %d fingerprints", docs[i].Doc, len(docs[i].Chunks), len(docs[i].Checks)))
+		}
 		total += uint64(len(docs[i].Chunks))
 	}
 	if total == 0 {
@@ -52,7 +56,7 @@ func BuildSlice(lo, hi uint64, docs []DocChunks) *Slice {
 		panic("invindex: more than 2^31-1 documents in one build")
 	}
 	b := newBucketer(lo, hi, docs, total)
-	postings := make([]DocID, total)
+	postings := make([]Posting, total)
 	nk := b.countKeys(postings)
 	s := &Slice{
 		lo:   lo,
@@ -80,11 +84,12 @@ type bucketer struct {
 	head, tail []int32 // per bucket: first and last cursor, -1 if empty
 
 	maxDoc   uint64
-	buf, tmp []uint64 // one bucket's packed postings: (chunk-base)<<32 | doc
+	buf, tmp []uint64 // one bucket's packed postings: (chunk-base)<<32 | posting
 }
 
 type docCursor struct {
 	chunks []uint32 // the doc's chunks not yet gathered
+	checks []uint8  // their fingerprints
 	doc    DocID
 	next   int32 // next cursor in the same bucket list
 }
@@ -109,6 +114,9 @@ func newBucketer(lo, hi uint64, docs []DocChunks, total uint64) *bucketer {
 		ch := docs[i].Chunks
 		if len(ch) == 0 {
 			continue
+		}
+		if docs[i].Doc >= MaxDocs {
+			panic(fmt.Sprintf("invindex: DocID %d is not below MaxDocs (%d)", docs[i].Doc, MaxDocs))
 		}
 		if uint64(ch[0]) < lo || uint64(ch[len(ch)-1]) >= hi {
 			panic(fmt.Sprintf("invindex: doc %d has chunks outside [%d, %d)", docs[i].Doc, lo, hi))
@@ -135,6 +143,7 @@ func (b *bucketer) reset() {
 	for i := range b.docs {
 		if ch := b.docs[i].Chunks; len(ch) > 0 {
 			b.cursors[j].chunks = ch
+			b.cursors[j].checks = b.docs[i].Checks
 			b.push(int32(j), b.bucketOf(ch[0]))
 			j++
 		}
@@ -153,8 +162,8 @@ func (b *bucketer) push(i int32, bk int) {
 	b.tail[bk] = i
 }
 
-// gather returns bucket bk's postings packed as (chunk-base)<<32 | doc, in
-// list order, and moves each doc on to the bucket of its next chunk.
+// gather returns bucket bk's postings packed as (chunk-base)<<32 | posting,
+// in list order, and moves each doc on to the bucket of its next chunk.
 func (b *bucketer) gather(bk int) []uint64 {
 	out := b.buf[:0]
 	base := b.lo + uint64(bk)<<b.shift
@@ -162,7 +171,8 @@ func (b *bucketer) gather(bk int) []uint64 {
 	for i := b.head[bk]; i >= 0; {
 		d := &b.cursors[i]
 		nx := d.next
-		ch, doc := d.chunks, uint64(d.doc)
+		ch, fp, doc := d.chunks, d.checks, uint64(d.doc)<<8
+		fp = fp[:len(ch)]
 		c := 0
 		prev := int64(-1)
 		for ; c < len(ch) && uint64(ch[c]) < limit; c++ {
@@ -170,9 +180,9 @@ func (b *bucketer) gather(bk int) []uint64 {
 				panic(fmt.Sprintf("invindex: chunks of doc %d are not sorted and distinct", d.doc))
 			}
 			prev = int64(ch[c])
-			out = append(out, (uint64(ch[c])-base)<<32|doc)
+			out = append(out, (uint64(ch[c])-base)<<32|doc|uint64(fp[c]))
 		}
-		d.chunks = ch[c:]
+		d.chunks, d.checks = ch[c:], fp[c:]
 		if c < len(ch) {
 			b.push(i, b.bucketOf(ch[c]))
 		}
@@ -230,7 +240,7 @@ func (b *bucketer) countKeys(scratch []uint32) int {
 				}
 			}
 			size += c
-			d.chunks = ch[c:]
+			d.chunks, d.checks = ch[c:], d.checks[c:]
 			if c < len(ch) {
 				b.push(i, b.bucketOf(ch[c]))
 			}
@@ -259,7 +269,7 @@ func (b *bucketer) fill(s *Slice) {
 			x := ps[i] >> 32
 			j, sorted := i+1, true
 			for ; j < len(ps) && ps[j]>>32 == x; j++ {
-				sorted = sorted && ps[j] > ps[j-1]
+				sorted = sorted && ps[j]>>8 > ps[j-1]>>8 // by doc: a doc twice is unsorted
 			}
 			if !sorted {
 				// The gather visits docs in list order, which is doc order
@@ -268,8 +278,8 @@ func (b *bucketer) fill(s *Slice) {
 				run := ps[i:j]
 				slices.Sort(run)
 				for q := 1; q < len(run); q++ {
-					if run[q] == run[q-1] {
-						panic(fmt.Sprintf("invindex: doc %d appears twice in one build", uint32(run[q])))
+					if PostingDoc(uint32(run[q])) == PostingDoc(uint32(run[q-1])) {
+						panic(fmt.Sprintf("invindex: doc %d appears twice in one build", PostingDoc(uint32(run[q]))))
 					}
 				}
 			}

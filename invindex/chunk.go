@@ -6,13 +6,17 @@ import (
 )
 
 // HashVersion identifies the tokenizer and hash definition: word splitting,
-// normalisation, the word hash and WindowHash. It is written into index
-// files; bump it whenever any output of Words, ChunkIDs or DocChunks could
-// change, so that old indexes are rebuilt instead of silently mismatching.
-const HashVersion = 1
+// normalisation, the word hash, WindowHash and WindowFingerprint. It is
+// written into index files; bump it whenever any output of Words, ChunkIDs
+// or DocChunks could change, so that old indexes are rebuilt instead of
+// silently mismatching.
+//
+//	1  chunk IDs only
+//	2  DocChunks also returns each chunk's 8-bit fingerprint
+const HashVersion = 2
 
-// Window hash constants. They are part of the on-disk format (HashVersion 1)
-// and must never change.
+// Window hash constants. They are part of the on-disk format (since
+// HashVersion 1) and must never change.
 const (
 	// windowSeed is the start value: the first 64 bits of the fraction of
 	// pi (0x243F6A88 85A308D3), a nothing-up-my-sleeve number.
@@ -54,6 +58,29 @@ func WindowHash(wordHashes []uint64, bits uint) uint32 {
 		h = windowStep(h, w)
 	}
 	return uint32(splitmix64(h) >> (64 - bits))
+}
+
+// WindowFingerprint is the fingerprint of a window: the 8 bits of the same
+// 64-bit window hash right below the chunk-ID bits,
+//
+//	fingerprint = uint8(h >> (56 - bits))   (chunk ID = h >> (64 - bits))
+//
+// so chunk ID and fingerprint together are the top bits+8 bits of h. Two
+// windows "share a chunk" only if both agree: at 28 bits about a third of
+// all chunk IDs are taken once an archive holds 100M distinct windows, so
+// the ID alone makes every document share a chunk with hundreds of
+// unrelated ones; the fingerprint cuts such accidental matches 256-fold at
+// no cost in the ID space, the range split or the index (it rides in the
+// low byte of each posting). It panics if bits > 32.
+func WindowFingerprint(wordHashes []uint64, bits uint) uint8 {
+	if bits > 32 {
+		panic("invindex: WindowFingerprint: bits > 32")
+	}
+	h := uint64(windowSeed)
+	for _, w := range wordHashes {
+		h = windowStep(h, w)
+	}
+	return uint8(splitmix64(h) >> (56 - bits))
 }
 
 func windowStep(h, w uint64) uint64 {
@@ -109,24 +136,143 @@ func (t *Tokenizer) ChunkIDs(words []Word, dst []uint32) []uint32 {
 	return dst
 }
 
-// DocChunks tokenises text and returns its number of words and its distinct
-// chunk IDs sorted ascending. The slice is freshly allocated with exactly
-// that length, so callers may keep it; all other memory is t's reused
-// buffers.
+// chunkKeys is ChunkIDs with fingerprints: it appends to dst[:0] the key
+// id<<8 | fingerprint of every window, that is the top ChunkBits+8 bits of
+// its window hash (see WindowFingerprint).
+func (t *Tokenizer) chunkKeys(words []Word, dst []uint64) []uint64 {
+	dst = dst[:0]
+	n := t.p.WindowWords
+	if len(words) < n {
+		return dst
+	}
+	count := len(words) - n + 1
+	dst = slices.Grow(dst, count)[:count]
+	shift := 56 - t.p.ChunkBits
+	if n == 5 {
+		// Unrolled as in ChunkIDs.
+		for i := range dst {
+			w := words[i : i+5 : i+5]
+			h := windowStep(windowSeed, w[0].Hash)
+			h = windowStep(h, w[1].Hash)
+			h = windowStep(h, w[2].Hash)
+			h = windowStep(h, w[3].Hash)
+			h = windowStep(h, w[4].Hash)
+			dst[i] = splitmix64(h) >> shift
+		}
+		return dst
+	}
+	for i := range dst {
+		h := uint64(windowSeed)
+		for _, w := range words[i : i+n] {
+			h = windowStep(h, w.Hash)
+		}
+		dst[i] = splitmix64(h) >> shift
+	}
+	return dst
+}
+
+// DocChunks tokenises text and returns its number of words, its distinct
+// chunk IDs sorted ascending, and the fingerprint of each (checks[i]
+// belongs to chunks[i], see WindowFingerprint). Both slices are freshly
+// allocated with exactly that length, so callers may keep them; all other
+// memory is t's reused buffers.
 //
 // The number of chunks of the document, the denominator of its similarity,
 // is max(0, words-N+1); duplicates are counted there but appear once in
-// chunks.
-func (t *Tokenizer) DocChunks(text string) (words int, chunks []uint32) {
+// chunks. When windows of the document have the same chunk ID but
+// different fingerprints (a 28-bit collision inside the document: about one
+// per 20,000-chunk thesis), the ID appears once with the smallest of the
+// fingerprints, so the result is deterministic; the other window is lost
+// for matching, which costs that document at most one shared chunk.
+func (t *Tokenizer) DocChunks(text string) (words int, chunks []uint32, checks []uint8) {
 	t.words = t.Words(text, t.words)
-	t.chunks = t.ChunkIDs(t.words, t.chunks)
-	if cap(t.scratch) < len(t.chunks) {
-		t.scratch = make([]uint32, len(t.chunks), cap(t.chunks))
+	t.keys = t.chunkKeys(t.words, t.keys)
+	if cap(t.scratch) < len(t.keys) {
+		t.scratch = make([]uint64, len(t.keys), cap(t.keys))
 	}
-	distinct := SortDistinct(t.chunks, t.scratch)
-	chunks = make([]uint32, len(distinct))
-	copy(chunks, distinct)
-	return len(t.words), chunks
+	keys := distinctKeys(t.keys, t.scratch[:len(t.keys)], t.p.ChunkBits)
+	chunks, checks = make([]uint32, len(keys)), make([]uint8, len(keys))
+	for i, k := range keys {
+		chunks[i], checks[i] = uint32(k>>8), uint8(k)
+	}
+	return len(t.words), chunks, checks
+}
+
+// distinctKeys sorts chunk keys (id<<8 | fingerprint, ids below 2^idBits)
+// by id and keeps one key per id, the one with the smallest fingerprint. It
+// returns a prefix of a or b, which have the same length and are clobbered.
+//
+// It is an LSD radix sort on the id bits only: the fingerprint decides
+// nothing but ties inside a document, which are rare (see DocChunks) and
+// settled by the final pass. Sorting 64-bit keys by the 28 id bits costs
+// about what SortDistinct costs on 32-bit ids (three passes either way).
+func distinctKeys(a, b []uint64, idBits uint) []uint64 {
+	if len(a) < sdMinRadixLen {
+		slices.Sort(a)
+	} else {
+		a = radixSortKeys(a, b, idBits)
+	}
+	out := 0
+	for i := 0; i < len(a); {
+		k := a[i]
+		for i++; i < len(a) && a[i]>>8 == k>>8; i++ {
+			k = min(k, a[i])
+		}
+		a[out] = k
+		out++
+	}
+	return a[:out]
+}
+
+// radixSortKeys sorts a by bits [8, 8+idBits) of each key (idBits <= 32),
+// stably, using b (same length) as the other buffer, and returns whichever
+// holds the result. Long inputs take three passes (digits of at most 11
+// bits), short ones four (at most 8 bits), whose histograms cost less to
+// clear and sum. The histogram loop is unrolled: looping over the passes
+// there costs more than a whole scatter pass.
+func radixSortKeys(a, b []uint64, idBits uint) []uint64 {
+	passes := uint(3)
+	if len(a) < sdWideLen {
+		passes = 4
+	}
+	width := (idBits + passes - 1) / passes
+	mask := uint64(1)<<width - 1
+	var counts [4][1 << 11]uint32
+	c0, c1, c2, c3 := &counts[0], &counts[1], &counts[2], &counts[3]
+	s1, s2, s3 := 8+width, 8+2*width, 8+3*width
+	if passes == 3 {
+		for _, v := range a {
+			c0[v>>8&mask]++
+			c1[v>>s1&mask]++
+			c2[v>>s2&mask]++
+		}
+	} else {
+		for _, v := range a {
+			c0[v>>8&mask]++
+			c1[v>>s1&mask]++
+			c2[v>>s2&mask]++
+			c3[v>>s3&mask]++
+		}
+	}
+	for p := range passes {
+		shift := 8 + p*width
+		c := counts[p][:1<<width]
+		if c[a[0]>>shift&mask] == uint32(len(a)) {
+			continue // all keys share this digit
+		}
+		var sum uint32
+		for d, k := range c {
+			c[d] = sum
+			sum += k
+		}
+		for _, v := range a {
+			d := v >> shift & mask
+			b[c[d]] = v
+			c[d]++
+		}
+		a, b = b, a
+	}
+	return a
 }
 
 // SortDistinct tuning. Radix sorts cost O(n) plus a fixed cost per pass for

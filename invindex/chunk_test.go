@@ -9,15 +9,18 @@ import (
 	"time"
 )
 
-// hashVector pins the output of Words and ChunkIDs (N = 5) for HashVersion 1.
-// These values were generated once and must never change: if this test
-// fails, either the change is a bug, or HashVersion must be bumped and the
-// vector regenerated deliberately.
+// hashVector pins the output of Words, ChunkIDs and the window fingerprints
+// (N = 5) for HashVersion 2; words and chunk IDs are unchanged since
+// HashVersion 1, which had no fingerprints. These values were generated
+// once and must never change: if this test fails, either the change is a
+// bug, or HashVersion must be bumped and the vector regenerated
+// deliberately.
 var hashVector = []struct {
-	text         string
-	strip        bool
-	words        []Word
-	ids28, ids32 []uint32
+	text               string
+	strip              bool
+	words              []Word
+	ids28, ids32       []uint32
+	checks28, checks32 []uint8 // per window, in text order
 }{
 	{
 		text:  "The quick brown fox jumps over the lazy dog.",
@@ -33,8 +36,10 @@ var hashVector = []struct {
 			{35, 39, 0x0437d9ad903da32f}, // lazy
 			{40, 43, 0xcaaf3b18f47478e9}, // dog
 		},
-		ids28: []uint32{0x0b8bdb39, 0x0bf9f747, 0x0748780b, 0x07df25a6, 0x076b921b},
-		ids32: []uint32{0xb8bdb399, 0xbf9f7470, 0x748780b9, 0x7df25a6a, 0x76b921b9},
+		ids28:    []uint32{0x0b8bdb39, 0x0bf9f747, 0x0748780b, 0x07df25a6, 0x076b921b},
+		ids32:    []uint32{0xb8bdb399, 0xbf9f7470, 0x748780b9, 0x7df25a6a, 0x76b921b9},
+		checks28: []uint8{0x96, 0x0a, 0x9f, 0xac, 0x90},
+		checks32: []uint8{0x63, 0xae, 0xff, 0xcb, 0x07},
 	},
 	{
 		text:  "Příliš žluťoučký kůň úpěl ďábelské ódy",
@@ -47,8 +52,10 @@ var hashVector = []struct {
 			{37, 48, 0x2f17b32e590487ad}, // ďábelské
 			{49, 53, 0x15f24cc6719848e4}, // ódy
 		},
-		ids28: []uint32{0x00fbd9a9, 0x0857a5c6},
-		ids32: []uint32{0x0fbd9a9b, 0x857a5c68},
+		ids28:    []uint32{0x00fbd9a9, 0x0857a5c6},
+		ids32:    []uint32{0x0fbd9a9b, 0x857a5c68},
+		checks28: []uint8{0xb8, 0x8b},
+		checks32: []uint8{0x84, 0xb7},
 	},
 	{
 		text:  "Die Straße ist groß; die STRASSE ist GROSS.",
@@ -63,8 +70,10 @@ var hashVector = []struct {
 			{35, 38, 0x2bcbed192bf9e493}, // ist
 			{39, 44, 0xdc50f72946f0e227}, // GROSS
 		},
-		ids28: []uint32{0x002cf3d5, 0x019c8c3f, 0x002ca858, 0x081e7422},
-		ids32: []uint32{0x02cf3d5f, 0x19c8c3f3, 0x02ca8583, 0x81e74222},
+		ids28:    []uint32{0x002cf3d5, 0x019c8c3f, 0x002ca858, 0x081e7422},
+		ids32:    []uint32{0x02cf3d5f, 0x19c8c3f3, 0x02ca8583, 0x81e74222},
+		checks28: []uint8{0xf2, 0x37, 0x3d, 0x2f},
+		checks32: []uint8{0x2f, 0x7c, 0xd6, 0xfc},
 	},
 	{
 		text:  "The ﬁle ﬁnder ﬁnds ﬁve ﬁles ﬁnally",
@@ -78,8 +87,10 @@ var hashVector = []struct {
 			{31, 37, 0x69f800801812a5f0}, // ﬁles
 			{38, 46, 0xfc3ac68ec6654a08}, // ﬁnally
 		},
-		ids28: []uint32{0x0b6ca61c, 0x0ead07e1, 0x0839e53d},
-		ids32: []uint32{0xb6ca61cd, 0xead07e1b, 0x839e53dd},
+		ids28:    []uint32{0x0b6ca61c, 0x0ead07e1, 0x0839e53d},
+		ids32:    []uint32{0xb6ca61cd, 0xead07e1b, 0x839e53dd},
+		checks28: []uint8{0xdc, 0xb8, 0xd8},
+		checks32: []uint8{0xc1, 0x82, 0x84},
 	},
 	{
 		text:  "HeLLo WoRLD, ÉCOLE école Ecole ÉCOLE straße",
@@ -93,8 +104,10 @@ var hashVector = []struct {
 			{33, 39, 0xcc08d71985d94200}, // ÉCOLE
 			{40, 47, 0x2595a86fa4824774}, // straße
 		},
-		ids28: []uint32{0x06b8e810, 0x08a25cc3, 0x0c88cd96},
-		ids32: []uint32{0x6b8e8106, 0x8a25cc35, 0xc88cd964},
+		ids28:    []uint32{0x06b8e810, 0x08a25cc3, 0x0c88cd96},
+		ids32:    []uint32{0x6b8e8106, 0x8a25cc35, 0xc88cd964},
+		checks28: []uint8{0x60, 0x50, 0x4e},
+		checks32: []uint8{0x0d, 0x01, 0xe5},
 	},
 	{
 		text:  "The quick brown fox jumps over the lazy dog.",
@@ -110,8 +123,10 @@ var hashVector = []struct {
 			{35, 39, 0x0437d9ad903da32f}, // lazy
 			{40, 43, 0xcaaf3b18f47478e9}, // dog
 		},
-		ids28: []uint32{0x0b8bdb39, 0x0bf9f747, 0x0748780b, 0x07df25a6, 0x076b921b},
-		ids32: []uint32{0xb8bdb399, 0xbf9f7470, 0x748780b9, 0x7df25a6a, 0x76b921b9},
+		ids28:    []uint32{0x0b8bdb39, 0x0bf9f747, 0x0748780b, 0x07df25a6, 0x076b921b},
+		ids32:    []uint32{0xb8bdb399, 0xbf9f7470, 0x748780b9, 0x7df25a6a, 0x76b921b9},
+		checks28: []uint8{0x96, 0x0a, 0x9f, 0xac, 0x90},
+		checks32: []uint8{0x63, 0xae, 0xff, 0xcb, 0x07},
 	},
 	{
 		text:  "Příliš žluťoučký kůň úpěl ďábelské ódy",
@@ -124,8 +139,10 @@ var hashVector = []struct {
 			{37, 48, 0xf2de69e88b59f57a}, // ďábelské
 			{49, 53, 0x1a2aaa1921e74315}, // ódy
 		},
-		ids28: []uint32{0x0e6aed4e, 0x0b24b02c},
-		ids32: []uint32{0xe6aed4ef, 0xb24b02cc},
+		ids28:    []uint32{0x0e6aed4e, 0x0b24b02c},
+		ids32:    []uint32{0xe6aed4ef, 0xb24b02cc},
+		checks28: []uint8{0xfb, 0xc8},
+		checks32: []uint8{0xb2, 0x8b},
 	},
 	{
 		text:  "Die Straße ist groß; die STRASSE ist GROSS.",
@@ -140,8 +157,10 @@ var hashVector = []struct {
 			{35, 38, 0x2bcbed192bf9e493}, // ist
 			{39, 44, 0xdc50f72946f0e227}, // GROSS
 		},
-		ids28: []uint32{0x002cf3d5, 0x019c8c3f, 0x002ca858, 0x081e7422},
-		ids32: []uint32{0x02cf3d5f, 0x19c8c3f3, 0x02ca8583, 0x81e74222},
+		ids28:    []uint32{0x002cf3d5, 0x019c8c3f, 0x002ca858, 0x081e7422},
+		ids32:    []uint32{0x02cf3d5f, 0x19c8c3f3, 0x02ca8583, 0x81e74222},
+		checks28: []uint8{0xf2, 0x37, 0x3d, 0x2f},
+		checks32: []uint8{0x2f, 0x7c, 0xd6, 0xfc},
 	},
 	{
 		text:  "The ﬁle ﬁnder ﬁnds ﬁve ﬁles ﬁnally",
@@ -155,8 +174,10 @@ var hashVector = []struct {
 			{31, 37, 0x69f800801812a5f0}, // ﬁles
 			{38, 46, 0xfc3ac68ec6654a08}, // ﬁnally
 		},
-		ids28: []uint32{0x0b6ca61c, 0x0ead07e1, 0x0839e53d},
-		ids32: []uint32{0xb6ca61cd, 0xead07e1b, 0x839e53dd},
+		ids28:    []uint32{0x0b6ca61c, 0x0ead07e1, 0x0839e53d},
+		ids32:    []uint32{0xb6ca61cd, 0xead07e1b, 0x839e53dd},
+		checks28: []uint8{0xdc, 0xb8, 0xd8},
+		checks32: []uint8{0xc1, 0x82, 0x84},
 	},
 	{
 		text:  "HeLLo WoRLD, ÉCOLE école Ecole ÉCOLE straße",
@@ -170,17 +191,23 @@ var hashVector = []struct {
 			{33, 39, 0xc120a460b1cb91dd}, // ÉCOLE
 			{40, 47, 0x2595a86fa4824774}, // straße
 		},
-		ids28: []uint32{0x0ba99144, 0x0cace581, 0x0e8c2833},
-		ids32: []uint32{0xba99144e, 0xcace5817, 0xe8c28330},
+		ids28:    []uint32{0x0ba99144, 0x0cace581, 0x0e8c2833},
+		ids32:    []uint32{0xba99144e, 0xcace5817, 0xe8c28330},
+		checks28: []uint8{0xe0, 0x71, 0x08},
+		checks32: []uint8{0x0b, 0x18, 0x88},
 	},
 }
 
 func TestHashVector(t *testing.T) {
-	if HashVersion != 1 {
+	if HashVersion != 2 {
 		t.Fatalf("HashVersion %d: regenerate hashVector for it", HashVersion)
 	}
 	for _, v := range hashVector {
-		for bits, want := range map[uint][]uint32{28: v.ids28, 32: v.ids32} {
+		for _, bits := range []uint{28, 32} {
+			want, wantChecks := v.ids28, v.checks28
+			if bits == 32 {
+				want, wantChecks = v.ids32, v.checks32
+			}
 			tk := NewTokenizer(Params{WindowWords: 5, ChunkBits: bits, StripDiacritics: v.strip})
 			ws := tk.Words(v.text, nil)
 			if !slices.Equal(ws, v.words) {
@@ -188,6 +215,25 @@ func TestHashVector(t *testing.T) {
 			}
 			if ids := tk.ChunkIDs(ws, nil); !slices.Equal(ids, want) {
 				t.Errorf("strip=%v bits=%d ChunkIDs(%q) = %#x, want %#x", v.strip, bits, v.text, ids, want)
+			}
+			var keys []uint64
+			for i, k := range tk.chunkKeys(ws, nil) {
+				keys = append(keys, uint64(want[i])<<8|uint64(wantChecks[i]))
+				if got := uint64(k); got != keys[i] {
+					t.Errorf("strip=%v bits=%d window %d of %q: key %#x, want %#x", v.strip, bits, i, v.text, got, keys[i])
+				}
+			}
+			if len(keys) != len(want) {
+				t.Errorf("%q: %d fingerprints for %d chunks", v.text, len(wantChecks), len(want))
+			}
+			// DocChunks: sorted by ID; an ID twice keeps its smallest fingerprint.
+			slices.Sort(keys)
+			keys = slices.CompactFunc(keys, func(a, b uint64) bool { return a>>8 == b>>8 })
+			_, ids, checks := tk.DocChunks(v.text)
+			for i, k := range keys {
+				if i >= len(ids) || ids[i] != uint32(k>>8) || checks[i] != uint8(k) {
+					t.Fatalf("strip=%v bits=%d DocChunks(%q) = %#x %#x, want keys %#x", v.strip, bits, v.text, ids, checks, keys)
+				}
 			}
 		}
 	}
@@ -208,6 +254,22 @@ func TestWindowHashVector(t *testing.T) {
 			t.Errorf("WindowHash(%v, %d) = %#x, want %#x", c.hashes, c.bits, got, c.want)
 		}
 	}
+	// The fingerprint is the next 8 bits of the same hash.
+	for _, c := range []struct {
+		hashes []uint64
+		bits   uint
+		want   uint8
+	}{
+		{nil, 32, 0x3b},
+		{[]uint64{1, 2, 3}, 32, 0xb7},
+		{[]uint64{1, 2, 3}, 28, 0xbb},
+		{[]uint64{1, 2, 3}, 20, 0x25},
+		{[]uint64{1, 2, 3}, 0, 0x8b},
+	} {
+		if got := WindowFingerprint(c.hashes, c.bits); got != c.want {
+			t.Errorf("WindowFingerprint(%v, %d) = %#x, want %#x", c.hashes, c.bits, got, c.want)
+		}
+	}
 	// Word order matters.
 	if WindowHash([]uint64{1, 2, 3}, 32) == WindowHash([]uint64{3, 2, 1}, 32) {
 		t.Error("WindowHash ignores word order")
@@ -221,6 +283,15 @@ func TestWindowHashPanicsAbove32(t *testing.T) {
 		}
 	}()
 	WindowHash(nil, 33)
+}
+
+func TestWindowFingerprintPanicsAbove32(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("WindowFingerprint(bits=33) did not panic")
+		}
+	}()
+	WindowFingerprint(nil, 33)
 }
 
 func TestNewTokenizerPanicsOnInvalidParams(t *testing.T) {
@@ -264,31 +335,92 @@ func TestChunkIDsCountAndWindows(t *testing.T) {
 }
 
 func TestDocChunks(t *testing.T) {
-	tk := defaultTokenizer()
-	text := benchText(7, 20<<10, true)
-	words, chunks := tk.DocChunks(text)
-	ws := tk.Words(text, nil)
-	if words != len(ws) {
-		t.Fatalf("DocChunks words = %d, Words gives %d", words, len(ws))
-	}
-	want := SortDistinct(tk.ChunkIDs(ws, nil), nil)
-	if !slices.Equal(chunks, want) {
-		t.Fatalf("DocChunks chunks differ from SortDistinct(ChunkIDs)")
-	}
-	if cap(chunks) != len(chunks) {
-		t.Errorf("chunks cap %d, len %d: want exact", cap(chunks), len(chunks))
-	}
-	// The result is the caller's: further calls must not touch it.
-	kept := slices.Clone(chunks)
-	tk.DocChunks(benchText(8, 20<<10, false))
-	if !slices.Equal(chunks, kept) {
-		t.Error("DocChunks result was overwritten by the next call")
+	for _, bits := range []uint{20, 28, 32} {
+		for _, n := range []int{1, 5, 7} {
+			p := Params{WindowWords: n, ChunkBits: bits}
+			tk := NewTokenizer(p)
+			for seed := range uint64(3) {
+				text := benchText(7+seed, []int{5000, 20 << 10, 200 << 10}[seed], seed == 1)
+				words, chunks, checks := tk.DocChunks(text)
+				ws := tk.Words(text, nil)
+				if words != len(ws) {
+					t.Fatalf("DocChunks words = %d, Words gives %d", words, len(ws))
+				}
+				wantChunks, wantChecks := docChunksReference(ws, n, bits)
+				if !slices.Equal(chunks, wantChunks) || !slices.Equal(checks, wantChecks) {
+					t.Fatalf("N=%d bits=%d: DocChunks differs from the per-window reference", n, bits)
+				}
+				if cap(chunks) != len(chunks) || cap(checks) != len(checks) {
+					t.Errorf("chunks cap %d len %d, checks cap %d len %d: want exact", cap(chunks), len(chunks), cap(checks), len(checks))
+				}
+				// The result is the caller's: further calls must not touch it.
+				kept, keptChecks := slices.Clone(chunks), slices.Clone(checks)
+				tk.DocChunks(benchText(8, 20<<10, false))
+				if !slices.Equal(chunks, kept) || !slices.Equal(checks, keptChecks) {
+					t.Error("DocChunks result was overwritten by the next call")
+				}
+			}
+		}
 	}
 	// Short texts.
+	tk := defaultTokenizer()
 	for _, s := range []string{"", "one two three four", "one two three four five"} {
-		w, c := tk.DocChunks(s)
-		if want := max(w-4, 0); len(c) != want {
-			t.Errorf("DocChunks(%q) = %d words, %d chunks", s, w, len(c))
+		w, c, f := tk.DocChunks(s)
+		if want := max(w-4, 0); len(c) != want || len(f) != want {
+			t.Errorf("DocChunks(%q) = %d words, %d chunks, %d checks", s, w, len(c), len(f))
+		}
+	}
+}
+
+// docChunksReference is DocChunks by definition: every window's WindowHash
+// and WindowFingerprint, one entry per distinct ID with its smallest
+// fingerprint.
+func docChunksReference(ws []Word, n int, bits uint) ([]uint32, []uint8) {
+	fp := map[uint32]uint8{}
+	hashes := make([]uint64, len(ws))
+	for i, w := range ws {
+		hashes[i] = w.Hash
+	}
+	for i := 0; i+n <= len(ws); i++ {
+		id, f := WindowHash(hashes[i:i+n], bits), WindowFingerprint(hashes[i:i+n], bits)
+		if old, ok := fp[id]; !ok || f < old {
+			fp[id] = f
+		}
+	}
+	ids := slices.Sorted(maps.Keys(fp))
+	checks := make([]uint8, len(ids))
+	for i, id := range ids {
+		checks[i] = fp[id]
+	}
+	return ids, checks
+}
+
+// TestDocChunks_CollisionKeepsSmallestFingerprint builds a document with
+// two windows of equal chunk ID and different fingerprints (found by brute
+// force at 20 bits) and checks the smaller fingerprint is kept.
+func TestDocChunks_CollisionKeepsSmallestFingerprint(t *testing.T) {
+	const bits = 20
+	tk := NewTokenizer(Params{WindowWords: 1, ChunkBits: bits})
+	seen := map[uint32]string{}
+	var a, b string
+	for i := 0; a == ""; i++ {
+		w := "w" + strconv.Itoa(i)
+		h := tk.Words(w, nil)[0].Hash
+		id := WindowHash([]uint64{h}, bits)
+		if o, ok := seen[id]; ok {
+			ho := tk.Words(o, nil)[0].Hash
+			if WindowFingerprint([]uint64{ho}, bits) != WindowFingerprint([]uint64{h}, bits) {
+				a, b = o, w
+			}
+		}
+		seen[id] = w
+	}
+	ha, hb := tk.Words(a, nil)[0].Hash, tk.Words(b, nil)[0].Hash
+	fa, fb := WindowFingerprint([]uint64{ha}, bits), WindowFingerprint([]uint64{hb}, bits)
+	for _, text := range []string{a + " " + b, b + " " + a} {
+		_, chunks, checks := tk.DocChunks(text)
+		if len(chunks) != 1 || chunks[0] != WindowHash([]uint64{ha}, bits) || checks[0] != min(fa, fb) {
+			t.Fatalf("%q: chunks %#x checks %#x, want one chunk with fingerprint %#x", text, chunks, checks, min(fa, fb))
 		}
 	}
 }
@@ -370,6 +502,24 @@ func BenchmarkDocChunks(b *testing.B) {
 				tk.DocChunks(text)
 			}
 		})
+		// The same work without fingerprints (HashVersion 1's DocChunks:
+		// 32-bit IDs through SortDistinct), side by side for the ratio.
+		b.Run(bc.name+"/ids-only", func(b *testing.B) {
+			text := benchText(1, bc.size, bc.diacritics)
+			p := DefaultParams()
+			p.StripDiacritics = bc.strip
+			tk := NewTokenizer(p)
+			var ws []Word
+			var ids, scratch []uint32
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				ws = tk.Words(text, ws)
+				ids = tk.ChunkIDs(ws, ids)
+				scratch = slices.Grow(scratch[:0], len(ids))
+				_ = slices.Clone(SortDistinct(ids, scratch))
+			}
+		})
 	}
 }
 
@@ -413,5 +563,36 @@ func BenchmarkSortDistinct(b *testing.B) {
 				_ = slices.Compact(work)
 			}
 		})
+	}
+}
+
+// TestDistinctKeys checks the key sort of DocChunks against a map: one key
+// per ID, the smallest fingerprint, ascending, for every size class and
+// for IDs with many fingerprints each.
+func TestDistinctKeys(t *testing.T) {
+	rng := testRand(t)
+	for _, idBits := range []uint{20, 28, 32} {
+		for _, n := range []int{0, 1, sdMinRadixLen - 1, sdMinRadixLen, 1000, sdWideLen - 1, sdWideLen, 50_000} {
+			for _, idSpace := range []uint64{1 << idBits, 50} {
+				keys := make([]uint64, n)
+				want := map[uint64]uint64{}
+				for i := range keys {
+					id := rng.Uint64N(idSpace)
+					if idSpace == 50 {
+						id <<= idBits - 6 // few IDs, high bits: passes get skipped
+					}
+					k := id<<8 | rng.Uint64N(256)
+					keys[i] = k
+					if old, ok := want[id]; !ok || k < old {
+						want[id] = k
+					}
+				}
+				got := distinctKeys(keys, make([]uint64, n), idBits)
+				wantKeys := slices.Sorted(maps.Values(want))
+				if !slices.Equal(got, wantKeys) {
+					t.Fatalf("idBits %d n %d ids %d: %d keys, want %d", idBits, n, idSpace, len(got), len(wantKeys))
+				}
+			}
+		}
 	}
 }

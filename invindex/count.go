@@ -9,7 +9,7 @@ import "slices"
 type Counter struct {
 	counts  []uint32
 	touched []DocID
-	bounds  []uint32 // Count's gather scratch: posting-list [start, end) pairs
+	bounds  []uint32 // Count's gather scratch: posting-list bounds and fingerprints
 }
 
 // NewCounter returns a counter sized for DocIDs below maxDoc; it grows
@@ -27,7 +27,11 @@ func (c *Counter) ensure(n uint64) {
 
 // Count adds, for each chunk of chunks (sorted, in s's range) whose df <=
 // dfCap (dfCap <= 0: no cap), one to every document in its posting list
-// except self. Calls for several slices accumulate until Drain.
+// except self whose posting has the chunk's fingerprint, checks[i] for
+// chunks[i] (Tokenizer.DocChunks). A posting with the same chunk ID but
+// another fingerprint is a different window whose hash collided in the ID
+// bits: it counts for nothing. The df is that of the chunk ID, whatever the
+// fingerprints. Calls for several slices accumulate until Drain.
 //
 // If self has postings in s, chunks must be among self's chunks in s (as
 // in every run: a document is counted with the chunks it is indexed with);
@@ -41,7 +45,12 @@ func (c *Counter) ensure(n uint64) {
 // chunks that only self posts on, which on real corpora are 86 % of them;
 // then it walks the surviving lists and counts. The cap is the defence
 // against template text, whose counting cost is quadratic in its df.
-func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, dfCap int) {
+//
+// Count panics if checks and chunks differ in length.
+func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, checks []uint8, dfCap int) {
+	if len(checks) != len(chunks) {
+		panic("invindex: Count: one fingerprint per chunk needed")
+	}
 	if len(s.keys) == 0 || len(chunks) == 0 {
 		return
 	}
@@ -56,9 +65,11 @@ func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, dfCap int) {
 	// Stage 1: filter, and the directory range of each remaining chunk.
 	// Each stage is a loop of independent loads, so the CPU keeps several
 	// cache misses in flight instead of chasing dir → keys → offs → docs
-	// one chunk at a time.
+	// one chunk at a time. g holds triples, rewritten in place by each
+	// stage: (chunk index, dir start, dir end), then (key index,
+	// fingerprint, -), then (postings start, end, fingerprint).
 	g := c.bounds[:0]
-	for _, ch := range chunks {
+	for i, ch := range chunks {
 		if skipSingles && !s.maybeShared(ch) {
 			continue
 		}
@@ -67,12 +78,13 @@ func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, dfCap int) {
 			continue
 		}
 		j := (x - s.lo) >> s.dirShift
-		g = append(g, ch, s.dir[j], s.dir[j+1])
+		g = append(g, uint32(i), s.dir[j], s.dir[j+1])
 	}
-	// Stage 2: search the few keys of each range; keep posting bounds.
+	// Stage 2: search the few keys of each range; keep the key's index.
 	n := 0
 	for k := 0; k+2 < len(g); k += 3 {
-		ch, a, b := g[k], int(g[k+1]), int(g[k+2])
+		i, a, b := g[k], int(g[k+1]), int(g[k+2])
+		ch := chunks[i]
 		for a < b {
 			m := int(uint(a+b) >> 1)
 			if s.keys[m] < ch {
@@ -82,28 +94,30 @@ func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, dfCap int) {
 			}
 		}
 		if a < int(g[k+2]) && s.keys[a] == ch {
-			g[n], g[n+1] = uint32(a), 0
-			n += 2
+			g[n], g[n+1] = uint32(a), uint32(checks[i])
+			n += 3
 		}
 	}
 	g = g[:n]
 	// Stage 3: posting-list bounds, dropping capped and self-only chunks.
 	n = 0
-	for k := 0; k < len(g); k += 2 {
-		i := g[k]
+	for k := 0; k+2 < len(g); k += 3 {
+		i, fp := g[k], g[k+1]
 		a, b := s.offs[i], s.offs[i+1]
-		if d := b - a; d > capDF || (d == 1 && s.docs[a] == self) {
+		if d := b - a; d > capDF || (d == 1 && PostingDoc(s.docs[a]) == self) {
 			continue
 		}
-		g[n], g[n+1] = a, b
-		n += 2
+		g[n], g[n+1], g[n+2] = a, b, fp
+		n += 3
 	}
 	g = g[:n]
 	c.bounds = g
 	counts, touched := c.counts, c.touched
-	for k := 0; k+1 < len(g); k += 2 {
-		for _, d := range s.docs[g[k]:g[k+1]] {
-			if d == self {
+	for k := 0; k+2 < len(g); k += 3 {
+		fp := g[k+2]
+		for _, p := range s.docs[g[k]:g[k+1]] {
+			d := PostingDoc(p)
+			if p&0xff != fp || d == self {
 				continue
 			}
 			if counts[d] == 0 {

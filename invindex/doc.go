@@ -7,10 +7,32 @@
 //
 // A chunk is a window of N consecutive normalised words (N = 5 by default,
 // Params.WindowWords), every window of a document, overlapping. A chunk ID
-// is a stable hash of the window truncated to Params.ChunkBits bits, so the
-// chunk-ID space is [0, 2^ChunkBits). A document is reduced to the set of its
-// distinct chunk IDs and its chunk count. Two documents are similar in
-// proportion to the chunk IDs they share: sim(A→B) = shared(A,B)/chunks(A).
+// is a stable 64-bit hash of the window truncated to its top Params.ChunkBits
+// bits, so the chunk-ID space is [0, 2^ChunkBits). The next 8 bits of the
+// same hash are the chunk's fingerprint (WindowFingerprint). A document is
+// reduced to the set of its distinct chunk IDs, each with one fingerprint,
+// and its chunk count. Two documents share a chunk when they have the same
+// chunk ID with the same fingerprint, that is the same (ChunkBits+8)-bit
+// hash; they are similar in proportion to the chunks they share:
+// sim(A→B) = shared(A,B)/chunks(A), chunks(A) being the number of distinct
+// chunk IDs of A.
+//
+// Why the fingerprint: chunk IDs are narrow so that the range split and the
+// per-chunk structures stay small, but at 28 bits an archive of 100k
+// documents × 1,000 chunks (100M distinct windows) occupies about 31 % of
+// all IDs, so on IDs alone every document shares one chunk by pure chance
+// with some 300 unrelated documents. Requiring the fingerprint to agree
+// divides such accidents by 256 (to one or two per document), so a single
+// shared chunk is evidence again, without changing the chunk-ID space, the
+// range split, or the 4 bytes per posting: the fingerprint rides in the low
+// byte of each posting, next to a 24-bit DocID (MaxDocs).
+//
+// A document keeps each chunk ID once. If two of its windows have the same
+// ID but different fingerprints (a collision inside the document: about one
+// per 20,000-chunk thesis at 28 bits), the smallest fingerprint is kept, so
+// the result is deterministic; it costs that document at most one shared
+// chunk. The df of a chunk, and with it the df cap (engine.df_cap),
+// counts every document posting on the chunk ID, whatever its fingerprint.
 //
 // # Index shape
 //
@@ -18,7 +40,9 @@
 // node process; a Slice is the index of one range. Seed 004 draws it as two
 // arrays (its Figure 1): an offsets array indexed by chunk ID, pointing into
 // a doc-ID array that holds, chunk after chunk, the sorted IDs of the
-// documents containing it:
+// documents containing it (plagd stores a Posting, doc<<8 | fingerprint,
+// per entry, so sorted postings are sorted documents; the figures below
+// show only the documents):
 //
 //	chunk ID:  0    1    2    3    4 ...          offsets[c]..offsets[c+1]
 //	offsets:  [0,   0,   2,   3,   3, ...]        delimit chunk c's documents
@@ -35,7 +59,7 @@
 // plus a directory over the top bits of (chunk - lo), about one entry per
 // eight keys, so a lookup is one directory load and a binary search over a
 // handful of keys. On real corpora most chunks occur in one document only,
-// so the index costs about 4 B (doc ID) + 8 B (key, offset) per posting at
+// so the index costs about 4 B (posting) + 8 B (key, offset) per posting at
 // worst and less as chunks are shared.
 //
 // BuildSlice builds a slice by bucket sort: postings are gathered bucket by
@@ -58,7 +82,7 @@
 //
 //	off  size  field
 //	  0     8  magic: "plagdidx" (slice) or "plagddoc" (document table)
-//	  8     4  format version, currently 1
+//	  8     4  format version, currently 2
 //	 12     4  Params.WindowWords
 //	 16     4  Params.ChunkBits
 //	 20     4  flags: bit 0 = Params.StripDiacritics; other bits zero
@@ -77,22 +101,26 @@
 //
 //	4·K       keys: chunk IDs, strictly ascending, inside [lo, hi)
 //	4·(K+1)   offsets: offsets[0] = 0, strictly ascending, offsets[K] = P
-//	4·P       doc IDs: docs[offsets[i]:offsets[i+1]] strictly ascending
+//	4·P       postings: doc<<8 | fingerprint; within postings[offsets[i]:
+//	          offsets[i+1]] the docs (posting >> 8) strictly ascending
 //
 // and a document-table file's body:
 //
 //	8·N       external id of each DocID 0..N-1, int64; 0 marks a free id
 //	4·N       chunk count of each DocID (0 for free ids)
 //
+// (N is at most MaxDocs = 2^24, the DocIDs a posting can hold.)
+//
 // Then, in both, the trailer:
 //
 //	4         body checksum: CRC-32C of the body
 //	8         "plagdend"
 //
-// For example, a slice over [0, 16) holding chunk 3 in documents 1 and 5
-// and chunk 9 in document 2, K = 2 and P = 3, has the body
+// For example, a slice over [0, 16) holding chunk 3 in documents 1
+// (fingerprint 0xaa) and 5 (fingerprint 0x01) and chunk 9 in document 2
+// (fingerprint 0), K = 2 and P = 3, has the body
 //
-//	03000000 09000000  00000000 02000000 03000000  01000000 05000000 02000000
+//	03000000 09000000  00000000 02000000 03000000  aa010000 01050000 00020000
 //
 // The directory is not stored: the reader derives it from the keys.
 //
@@ -107,4 +135,7 @@
 // Version history:
 //
 //	1  first format
+//	2  postings carry the chunk fingerprint (doc<<8 | fingerprint, was the
+//	   doc ID), DocIDs below 2^24; written with HashVersion 2. Version 1
+//	   files are refused with ErrVersion and rebuilt by a full run.
 package invindex

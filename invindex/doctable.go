@@ -2,9 +2,15 @@ package invindex
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
-	"math"
 )
+
+// ErrTooManyDocs is returned by DocTable.Assign when every DocID below
+// MaxDocs is in use. The master fails the run with it: the archive has
+// outgrown what one index can address (see MaxDocs), and no partial run is
+// committed.
+var ErrTooManyDocs = errors.New("invindex: more live documents than the index can hold")
 
 // DocTable maps internal DocIDs to external (PostgreSQL) ids and chunk
 // counts, the denominator of sim(A→B) = shared / chunks(A).
@@ -18,6 +24,7 @@ type DocTable struct {
 	chunks []uint32 // by DocID
 	byExt  map[int64]DocID
 	free   freeIDs // free ids below len(ext), a min-heap
+	limit  int     // DocIDs are below limit; 0 means MaxDocs (tests lower it)
 }
 
 // NewDocTable returns an empty table.
@@ -26,28 +33,34 @@ func NewDocTable() *DocTable { return &DocTable{byExt: make(map[int64]DocID)} }
 // Assign gives a new document (external id ext, which must not be 0) the
 // lowest free DocID. Assigning an ext that is already present updates its
 // chunk count and returns its DocID, so a replayed change is harmless.
-func (t *DocTable) Assign(ext int64, chunks uint32) DocID {
+// When all MaxDocs DocIDs are taken it returns ErrTooManyDocs and changes
+// nothing.
+func (t *DocTable) Assign(ext int64, chunks uint32) (DocID, error) {
 	if ext == 0 {
 		panic("invindex: external id 0 is reserved for free DocIDs")
 	}
 	if d, ok := t.byExt[ext]; ok {
 		t.chunks[d] = chunks
-		return d
+		return d, nil
 	}
 	var d DocID
 	if t.free.Len() > 0 {
 		d = heap.Pop(&t.free).(DocID)
 		t.ext[d], t.chunks[d] = ext, chunks
 	} else {
-		if len(t.ext) >= math.MaxUint32 {
-			panic("invindex: DocID space exhausted")
+		limit := t.limit
+		if limit == 0 {
+			limit = MaxDocs
+		}
+		if len(t.ext) >= limit {
+			return 0, fmt.Errorf("%w: all %d document ids are in use (document %d)", ErrTooManyDocs, limit, ext)
 		}
 		d = DocID(len(t.ext))
 		t.ext = append(t.ext, ext)
 		t.chunks = append(t.chunks, chunks)
 	}
 	t.byExt[ext] = d
-	return d
+	return d, nil
 }
 
 // Set records a modified document's new chunk count; it keeps its DocID.
@@ -104,6 +117,7 @@ func (t *DocTable) Clone() *DocTable {
 		chunks: append([]uint32(nil), t.chunks...),
 		byExt:  make(map[int64]DocID, len(t.byExt)),
 		free:   append(freeIDs(nil), t.free...),
+		limit:  t.limit,
 	}
 	for k, v := range t.byExt {
 		c.byExt[k] = v

@@ -2,14 +2,68 @@ package invindex
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"testing"
 )
 
+func mustAssign(t testing.TB, dt *DocTable, ext int64, chunks uint32) DocID {
+	t.Helper()
+	d, err := dt.Assign(ext, chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestDocTable_Limit checks that Assign refuses a DocID at MaxDocs (lowered
+// here so the table stays small) with ErrTooManyDocs, changing nothing, and
+// works again once an id is freed; and that a table file claiming more ids
+// than MaxDocs is refused.
+func TestDocTable_Limit(t *testing.T) {
+	dt := NewDocTable()
+	dt.limit = 3
+	for i := range 3 {
+		mustAssign(t, dt, int64(10+i), 1)
+	}
+	c := dt.Clone()
+	for _, tbl := range []*DocTable{dt, c} {
+		d, err := tbl.Assign(99, 1)
+		if !errors.Is(err, ErrTooManyDocs) || d != 0 {
+			t.Fatalf("Assign past the limit: %d, %v; want ErrTooManyDocs", d, err)
+		}
+		if _, ok := tbl.Lookup(99); ok || tbl.Len() != 3 || tbl.MaxID() != 3 {
+			t.Fatalf("refused Assign changed the table: len %d max %d", tbl.Len(), tbl.MaxID())
+		}
+		if d := mustAssign(t, tbl, 11, 5); d != 1 { // present: still fine
+			t.Fatalf("re-assign at the limit: %d", d)
+		}
+	}
+	dt.Free(1)
+	if d := mustAssign(t, dt, 99, 1); d != 1 {
+		t.Fatalf("after a free: %d, want the freed id 1", d)
+	}
+	// Default limit.
+	if NewDocTable().limit != 0 || MaxDocs != 1<<24 {
+		t.Fatal("default limit is not MaxDocs = 2^24")
+	}
+	// A file with more ids than MaxDocs (consistent checksums) is corrupt.
+	var buf bytes.Buffer
+	e := newEncoder(&buf)
+	e.header(magicTable, testHeader(), MaxDocs+1, 0)
+	e.endSection()
+	if err := e.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadDocTable(&buf); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("table of MaxDocs+1 ids: %v, want ErrCorrupt", err)
+	}
+}
+
 func TestDocTable_Recycling(t *testing.T) {
 	dt := NewDocTable()
 	for i := range 5 {
-		if d := dt.Assign(int64(100+i), uint32(i+1)); d != DocID(i) {
+		if d := mustAssign(t, dt, int64(100+i), uint32(i+1)); d != DocID(i) {
 			t.Fatalf("Assign %d = %d", i, d)
 		}
 	}
@@ -25,12 +79,12 @@ func TestDocTable_Recycling(t *testing.T) {
 	}
 	// Lowest free first, then new ids.
 	for _, want := range []DocID{1, 3, 5} {
-		if d := dt.Assign(int64(200+want), 7); d != want {
+		if d := mustAssign(t, dt, int64(200+want), 7); d != want {
 			t.Fatalf("Assign = %d, want %d", d, want)
 		}
 	}
 	// Assigning a present ext updates it.
-	if d := dt.Assign(100, 42); d != 0 || dt.Chunks(0) != 42 {
+	if d := mustAssign(t, dt, 100, 42); d != 0 || dt.Chunks(0) != 42 {
 		t.Fatalf("re-assign: %d %d", d, dt.Chunks(0))
 	}
 	dt.Set(2, 11)
@@ -52,17 +106,17 @@ func TestDocTable_Recycling(t *testing.T) {
 
 func TestDocTable_CloneIsIndependent(t *testing.T) {
 	dt := NewDocTable()
-	dt.Assign(1, 1)
-	dt.Assign(2, 2)
+	mustAssign(t, dt, 1, 1)
+	mustAssign(t, dt, 2, 2)
 	dt.Free(0)
 	c := dt.Clone()
-	c.Assign(3, 3) // takes id 0 in the clone only
+	mustAssign(t, c, 3, 3) // takes id 0 in the clone only
 	c.Set(1, 99)
 	c.Free(1)
 	if dt.Ext(0) != 0 || dt.Chunks(1) != 2 || dt.Len() != 1 {
 		t.Fatal("clone mutated the original")
 	}
-	if d := dt.Assign(4, 4); d != 0 {
+	if d := mustAssign(t, dt, 4, 4); d != 0 {
 		t.Fatalf("original's free list changed: got %d", d)
 	}
 }
@@ -82,7 +136,7 @@ func TestDocTable_Model(t *testing.T) {
 				continue
 			}
 			n := rng.Uint32()
-			d := dt.Assign(ext, n)
+			d := mustAssign(t, dt, ext, n)
 			if old, ok := ids[ext]; ok && old != d {
 				t.Fatalf("re-assign moved %d from %d to %d", ext, old, d)
 			}

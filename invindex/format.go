@@ -16,7 +16,8 @@ import (
 // formatVersion is the only version this code reads and writes.
 //
 //	1: first format.
-const formatVersion = 1
+//	2: postings are doc<<8 | fingerprint (was: doc IDs); DocIDs < MaxDocs.
+const formatVersion = 2
 
 const (
 	magicSlice   = "plagdidx"
@@ -89,7 +90,7 @@ func ReadSlice(r io.Reader) (Header, *Slice, error) {
 	s := &Slice{lo: h.Lo, hi: h.Hi}
 	s.keys = d.u32s(int(nk), "keys")
 	s.offs = d.u32s(int(nk)+1, "offsets")
-	s.docs = d.u32s(int(np), "doc IDs")
+	s.docs = d.u32s(int(np), "postings")
 	d.endSection("body")
 	d.trailer()
 	if d.err != nil {
@@ -122,8 +123,8 @@ func ReadDocTable(r io.Reader) (Header, *DocTable, error) {
 	if d.err != nil {
 		return Header{}, nil, d.err
 	}
-	if live > n {
-		return Header{}, nil, fmt.Errorf("%w: %d live documents among %d ids", ErrCorrupt, live, n)
+	if live > n || n > MaxDocs {
+		return Header{}, nil, fmt.Errorf("%w: %d live documents among %d ids (at most %d)", ErrCorrupt, live, n, MaxDocs)
 	}
 	t := &DocTable{ext: make([]int64, n)}
 	for i := range t.ext {

@@ -52,20 +52,24 @@ func TestWriteReadSlice_RoundTrip(t *testing.T) {
 
 // TestSliceFile_Example pins the bytes of the worked example in doc.go.
 func TestSliceFile_Example(t *testing.T) {
-	s := BuildSlice(0, 16, []DocChunks{{1, []uint32{3}}, {5, []uint32{3}}, {2, []uint32{9}}})
+	s := BuildSlice(0, 16, []DocChunks{
+		{1, []uint32{3}, []uint8{0xaa}},
+		{5, []uint32{3}, []uint8{0x01}},
+		{2, []uint32{9}, []uint8{0x00}},
+	})
 	var buf bytes.Buffer
 	if err := WriteSlice(&buf, Header{}, s); err != nil {
 		t.Fatal(err)
 	}
 	b := buf.Bytes()
-	if string(b[:8]) != "plagdidx" || binary.LittleEndian.Uint32(b[8:]) != 1 {
+	if string(b[:8]) != "plagdidx" || binary.LittleEndian.Uint32(b[8:]) != 2 {
 		t.Fatalf("magic/version % x", b[:12])
 	}
 	if got := binary.LittleEndian.Uint64(b[44:]); got != 16 {
 		t.Fatalf("hi at offset 44 = %d", got)
 	}
 	body := fmt.Sprintf("% x", b[68:68+32])
-	want := "03 00 00 00 09 00 00 00 00 00 00 00 02 00 00 00 03 00 00 00 01 00 00 00 05 00 00 00 02 00 00 00"
+	want := "03 00 00 00 09 00 00 00 00 00 00 00 02 00 00 00 03 00 00 00 aa 01 00 00 01 05 00 00 00 02 00 00"
 	if body != want {
 		t.Fatalf("body\n %s\nwant\n %s", body, want)
 	}
@@ -76,15 +80,19 @@ func TestSliceFile_Example(t *testing.T) {
 
 func sampleFiles(t *testing.T) (slice, table []byte) {
 	var sb, tb bytes.Buffer
-	s := BuildSlice(100, 1<<20, []DocChunks{{1, []uint32{200, 300, 400}}, {7, []uint32{300, 5000}}, {3, []uint32{300}}})
+	s := BuildSlice(100, 1<<20, []DocChunks{
+		{1, []uint32{200, 300, 400}, []uint8{1, 2, 3}},
+		{7, []uint32{300, 5000}, []uint8{2, 0xff}},
+		{3, []uint32{300}, []uint8{9}},
+	})
 	if err := WriteSlice(&sb, testHeader(), s); err != nil {
 		t.Fatal(err)
 	}
 	dt := NewDocTable()
-	dt.Assign(100, 3)
-	dt.Assign(200, 2)
-	dt.Free(dt.Assign(300, 1))
-	dt.Assign(-5, 9)
+	mustAssign(t, dt, 100, 3)
+	mustAssign(t, dt, 200, 2)
+	dt.Free(mustAssign(t, dt, 300, 1))
+	mustAssign(t, dt, -5, 9)
 	if err := WriteDocTable(&tb, testHeader(), dt); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +167,7 @@ func TestReadFile_WrongMagicAndVersion(t *testing.T) {
 	if _, _, err := ReadSlice(bytes.NewReader([]byte("%PDF-1.7 and a lot more bytes after it"))); !errors.Is(err, ErrNotIndex) {
 		t.Fatalf("pdf: %v", err)
 	}
-	for _, v := range []uint32{0, 2, 1 << 31} {
+	for _, v := range []uint32{0, 1, 3, 1 << 31} { // 1: before fingerprints
 		for name, file := range map[string][]byte{"slice": sf, "table": tf} {
 			b := bytes.Clone(file)
 			binary.LittleEndian.PutUint32(b[8:], v)
@@ -180,8 +188,9 @@ func TestReadSlice_Inconsistent(t *testing.T) {
 		"empty posting":     {lo: 0, hi: 100, keys: []uint32{5, 6}, offs: []uint32{0, 0, 2}, docs: []DocID{1, 2}},
 		"offset past end":   {lo: 0, hi: 100, keys: []uint32{5, 6}, offs: []uint32{0, 9, 2}, docs: []DocID{1, 2}},
 		"last offset wrong": {lo: 0, hi: 100, keys: []uint32{5}, offs: []uint32{0, 1}, docs: []DocID{1, 2}},
-		"unsorted docs":     {lo: 0, hi: 100, keys: []uint32{5}, offs: []uint32{0, 2}, docs: []DocID{2, 1}},
-		"repeated doc":      {lo: 0, hi: 100, keys: []uint32{5}, offs: []uint32{0, 2}, docs: []DocID{2, 2}},
+		"unsorted docs":     {lo: 0, hi: 100, keys: []uint32{5}, offs: []uint32{0, 2}, docs: []Posting{2 << 8, 1 << 8}},
+		"repeated doc":      {lo: 0, hi: 100, keys: []uint32{5}, offs: []uint32{0, 2}, docs: []Posting{2 << 8, 2 << 8}},
+		"doc twice, 2 fps":  {lo: 0, hi: 100, keys: []uint32{5}, offs: []uint32{0, 2}, docs: []Posting{2<<8 | 1, 2<<8 | 7}},
 	}
 	for name, s := range bad {
 		var buf bytes.Buffer
@@ -221,7 +230,7 @@ func TestWriteFile_Errors(t *testing.T) {
 	rng := testRand(t)
 	var docs []DocChunks
 	for d := range DocID(300) {
-		docs = append(docs, DocChunks{d, []uint32{rng.Uint32N(1000), 1000 + rng.Uint32N(1000)}})
+		docs = append(docs, DocChunks{d, []uint32{rng.Uint32N(1000), 1000 + rng.Uint32N(1000)}, []uint8{uint8(d), 7}})
 	}
 	s := BuildSlice(0, 1<<20, docs)
 	for _, n := range []int{0, 10, 70, 1000, 4000} {

@@ -39,14 +39,14 @@ func testRand(t testing.TB) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
-// refIndex is the model: the current chunk set of every document, and the
-// postings derived from it by brute force.
+// refIndex is the model: the current chunk set (with fingerprints) of every
+// document, and the postings derived from it by brute force.
 type refIndex struct {
 	lo, hi uint64
-	docs   map[DocID][]uint32
+	docs   map[DocID]DocChunks
 }
 
-func newRef(lo, hi uint64) *refIndex { return &refIndex{lo: lo, hi: hi, docs: map[DocID][]uint32{}} }
+func newRef(lo, hi uint64) *refIndex { return &refIndex{lo: lo, hi: hi, docs: map[DocID]DocChunks{}} }
 
 func (r *refIndex) clone() *refIndex {
 	c := newRef(r.lo, r.hi)
@@ -54,25 +54,31 @@ func (r *refIndex) clone() *refIndex {
 	return c
 }
 
+// dc is a document with the given chunks, all with fingerprint 0.
+func dc(doc DocID, chunks ...uint32) DocChunks {
+	return DocChunks{Doc: doc, Chunks: chunks, Checks: make([]uint8, len(chunks))}
+}
+
 // apply is Update's contract on the model.
 func (r *refIndex) apply(removed []DocID, added []DocChunks) {
 	for _, d := range removed {
 		delete(r.docs, d)
 	}
-	for _, dc := range added {
-		r.docs[dc.Doc] = dc.Chunks
+	for _, a := range added {
+		r.docs[a.Doc] = a
 	}
 }
 
-func (r *refIndex) postings() map[uint32][]DocID {
-	m := map[uint32][]DocID{}
-	for d, cs := range r.docs {
-		for _, c := range cs {
-			m[c] = append(m[c], d)
+// postings maps each chunk to its postings (doc<<8 | fingerprint), sorted.
+func (r *refIndex) postings() map[uint32][]Posting {
+	m := map[uint32][]Posting{}
+	for d, dc := range r.docs {
+		for i, c := range dc.Chunks {
+			m[c] = append(m[c], MakePosting(d, dc.Checks[i]))
 		}
 	}
-	for _, ds := range m {
-		slices.Sort(ds)
+	for _, ps := range m {
+		slices.Sort(ps)
 	}
 	return m
 }
@@ -82,7 +88,7 @@ func (r *refIndex) postings() map[uint32][]DocID {
 func (r *refIndex) input(rng *rand.Rand) []DocChunks {
 	var out []DocChunks
 	for _, d := range slices.Sorted(maps.Keys(r.docs)) {
-		out = append(out, DocChunks{Doc: d, Chunks: r.docs[d]})
+		out = append(out, r.docs[d])
 	}
 	if rng != nil && rng.IntN(2) == 0 {
 		rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
@@ -90,16 +96,18 @@ func (r *refIndex) input(rng *rand.Rand) []DocChunks {
 	return out
 }
 
-// refCount is Count + Drain by brute force over the model's postings.
-func refCount(post map[uint32][]DocID, self DocID, chunks []uint32, dfCap int, minShared uint32) []Pair {
+// refCount is Count + Drain by brute force over the model's postings: a
+// document shares chunk c with the query when it posts on c with the
+// query's fingerprint of c, and c's df (all postings) is within the cap.
+func refCount(post map[uint32][]Posting, self DocID, chunks []uint32, checks []uint8, dfCap int, minShared uint32) []Pair {
 	m := map[DocID]uint32{}
-	for _, c := range chunks {
-		ds := post[c]
-		if dfCap > 0 && len(ds) > dfCap {
+	for i, c := range chunks {
+		ps := post[c]
+		if dfCap > 0 && len(ps) > dfCap {
 			continue
 		}
-		for _, d := range ds {
-			if d != self {
+		for _, p := range ps {
+			if d := PostingDoc(p); d != self && PostingCheck(p) == checks[i] {
 				m[d]++
 			}
 		}
@@ -114,7 +122,7 @@ func refCount(post map[uint32][]DocID, self DocID, chunks []uint32, dfCap int, m
 }
 
 // refFlipped is Update's flipped-documents list by brute force.
-func refFlipped(before, after map[uint32][]DocID, removed []DocID, added []DocChunks, dfCap int) []DocID {
+func refFlipped(before, after map[uint32][]Posting, removed []DocID, added []DocChunks, dfCap int) []DocID {
 	skip := map[DocID]bool{}
 	for _, d := range removed {
 		skip[d] = true
@@ -127,8 +135,8 @@ func refFlipped(before, after map[uint32][]DocID, removed []DocID, added []DocCh
 		if (len(before[c]) <= dfCap) == (len(after[c]) <= dfCap) {
 			continue
 		}
-		for _, d := range after[c] {
-			if !skip[d] {
+		for _, p := range after[c] {
+			if d := PostingDoc(p); !skip[d] {
 				set[d] = true
 			}
 		}
@@ -158,13 +166,20 @@ func checkAgainstRef(t testing.TB, s *Slice, r *refIndex, rng *rand.Rand) {
 	}
 	var maxDoc uint64
 	for c, want := range post {
-		if got := s.Lookup(c); !slices.Equal(got, want) {
-			t.Fatalf("Lookup(%d) = %v, want %v", c, got, want)
+		if got := s.LookupPostings(c); !slices.Equal(got, want) {
+			t.Fatalf("LookupPostings(%d) = %#x, want %#x", c, got, want)
+		}
+		docs := make([]DocID, len(want))
+		for i, p := range want {
+			docs[i] = PostingDoc(p)
+		}
+		if got := s.Lookup(c); !slices.Equal(got, docs) {
+			t.Fatalf("Lookup(%d) = %v, want %v", c, got, docs)
 		}
 		if s.DF(c) != len(want) {
 			t.Fatalf("DF(%d) = %d, want %d", c, s.DF(c), len(want))
 		}
-		maxDoc = max(maxDoc, uint64(want[len(want)-1])+1)
+		maxDoc = max(maxDoc, uint64(docs[len(docs)-1])+1)
 	}
 	if s.maxDoc != maxDoc {
 		t.Fatalf("maxDoc %d, want %d", s.maxDoc, maxDoc)
@@ -182,7 +197,7 @@ func checkAgainstRef(t testing.TB, s *Slice, r *refIndex, rng *rand.Rand) {
 		if _, ok := post[c]; ok {
 			continue
 		}
-		if s.Lookup(c) != nil || s.DF(c) != 0 {
+		if s.Lookup(c) != nil || s.LookupPostings(c) != nil || s.DF(c) != 0 {
 			t.Fatalf("Lookup(%d) = %v, want nil", c, s.Lookup(c))
 		}
 	}
@@ -199,7 +214,7 @@ func sliceDiff(a, b *Slice) string {
 	case !slices.Equal(a.offs, b.offs):
 		return "offsets differ"
 	case !slices.Equal(a.docs, b.docs):
-		return "doc IDs differ"
+		return "postings differ"
 	case a.dirShift != b.dirShift || !slices.Equal(a.dir, b.dir):
 		return "directories differ"
 	case a.maxDoc != b.maxDoc:
@@ -211,7 +226,11 @@ func sliceDiff(a, b *Slice) string {
 // corpusGen draws random corpora: a random range (tiny and dense, a
 // sub-range, the whole space, or ending at 2^32) and documents whose chunks
 // are partly drawn from a Zipf-distributed pool of popular chunk IDs, so
-// some chunks have a large df, as template text does.
+// some chunks have a large df, as template text does. Fingerprints come
+// from a tiny alphabet, so that postings on one chunk ID agree with each
+// other's fingerprints often and disagree often: a pool chunk mostly has
+// its own fingerprint (the same window copied), sometimes another (a
+// different window colliding on the ID).
 type corpusGen struct {
 	rng     *rand.Rand
 	lo, hi  uint64
@@ -219,6 +238,24 @@ type corpusGen struct {
 	zipf    *rand.Zipf
 	maxSize int
 	shared  float64 // probability a chunk comes from the pool
+}
+
+// check draws the fingerprint of chunk c in a document.
+func (g *corpusGen) check(c uint32) uint8 {
+	if g.rng.IntN(4) > 0 {
+		return uint8(c*0x9e3779b1>>29) % 3
+	}
+	return uint8(g.rng.IntN(3))
+}
+
+// withChecks makes a document of sorted, distinct chunks, drawing their
+// fingerprints.
+func (g *corpusGen) withChecks(doc DocID, chunks []uint32) DocChunks {
+	checks := make([]uint8, len(chunks))
+	for i, c := range chunks {
+		checks[i] = g.check(c)
+	}
+	return DocChunks{Doc: doc, Chunks: chunks, Checks: checks}
 }
 
 func newCorpusGen(rng *rand.Rand) *corpusGen {
@@ -252,8 +289,9 @@ func newCorpusGen(rng *rand.Rand) *corpusGen {
 	return g
 }
 
-// doc draws one document's sorted, distinct chunks (possibly none).
-func (g *corpusGen) doc() []uint32 {
+// doc draws one document's sorted, distinct chunks (possibly none) with
+// their fingerprints.
+func (g *corpusGen) doc(d DocID) DocChunks {
 	n := g.rng.IntN(g.maxSize + 1)
 	cs := make([]uint32, 0, n)
 	for range n {
@@ -264,7 +302,7 @@ func (g *corpusGen) doc() []uint32 {
 		}
 	}
 	slices.Sort(cs)
-	return slices.Compact(cs)
+	return g.withChecks(d, slices.Compact(cs))
 }
 
 // corpus fills a model with n documents under random, sparse DocIDs.
@@ -275,20 +313,26 @@ func (g *corpusGen) corpus(n int) *refIndex {
 		idSpace = 1 << 20 // sparse, large ids
 	}
 	for len(r.docs) < n {
-		r.docs[g.rng.Uint32N(idSpace)] = g.doc()
+		d := g.rng.Uint32N(idSpace)
+		r.docs[d] = g.doc(d)
 	}
 	return r
 }
 
 func TestReferenceModelSelfCheck(t *testing.T) {
 	r := newRef(0, 16)
-	r.apply(nil, []DocChunks{{1, []uint32{3, 9}}, {5, []uint32{3}}, {2, []uint32{9}}})
+	r.apply(nil, []DocChunks{dc(1, 3, 9), {5, []uint32{3}, []uint8{7}}, dc(2, 9)})
 	post := r.postings()
-	if !slices.Equal(post[3], []DocID{1, 5}) || !slices.Equal(post[9], []DocID{1, 2}) {
+	if !slices.Equal(post[3], []Posting{1 << 8, 5<<8 | 7}) || !slices.Equal(post[9], []Posting{1 << 8, 2 << 8}) {
 		t.Fatalf("postings %v", post)
 	}
-	got := refCount(post, 1, []uint32{3, 9}, 0, 1)
-	if !slices.Equal(got, []Pair{{2, 1}, {5, 1}}) {
+	// Doc 5 has chunk 3 with another fingerprint: not shared.
+	got := refCount(post, 1, []uint32{3, 9}, []uint8{0, 0}, 0, 1)
+	if !slices.Equal(got, []Pair{{2, 1}}) {
+		t.Fatalf("refCount %v", got)
+	}
+	got = refCount(post, 9, []uint32{3, 9}, []uint8{7, 0}, 0, 1)
+	if !slices.Equal(got, []Pair{{1, 1}, {2, 1}, {5, 1}}) {
 		t.Fatalf("refCount %v", got)
 	}
 }

@@ -79,7 +79,7 @@ func cut(parts []*Slice, lo, hi uint64) *Slice {
 			np += int(p.offs[b] - p.offs[a])
 		}
 	}
-	s := &Slice{lo: lo, hi: hi, keys: make([]uint32, nk), offs: make([]uint32, nk+1), docs: make([]DocID, np)}
+	s := &Slice{lo: lo, hi: hi, keys: make([]uint32, nk), offs: make([]uint32, nk+1), docs: make([]Posting, np)}
 	k, n := 0, 0
 	for _, sp := range spans {
 		p := sp.p

@@ -14,15 +14,40 @@ type DocID = uint32
 // so that the last range can end at MaxSpace.
 const MaxSpace = 1 << 32
 
-// DocChunks is one document's distinct chunk IDs (sorted ascending) restricted
-// to a slice's range. It is the unit the shuffle ships between nodes.
+// MaxDocs bounds the DocIDs an index can hold: a posting keeps the DocID in
+// its top 24 bits and the chunk's fingerprint in the low 8 (see Posting),
+// so DocIDs are below 2^24 (16,777,216 live documents, 14 times the largest
+// archive DESIGN.md plans for). DocTable.Assign refuses more.
+const MaxDocs = 1 << 24
+
+// Posting is one entry of a posting list: doc<<8 | fingerprint, the
+// document containing the chunk and the fingerprint of the chunk in that
+// document (WindowFingerprint). Sorted postings are sorted by document, the
+// document being the high part, and a list holds each document once.
+type Posting = uint32
+
+// MakePosting packs a posting; doc must be below MaxDocs.
+func MakePosting(doc DocID, check uint8) Posting { return doc<<8 | Posting(check) }
+
+// PostingDoc is the document of a posting.
+func PostingDoc(p Posting) DocID { return p >> 8 }
+
+// PostingCheck is the chunk fingerprint of a posting.
+func PostingCheck(p Posting) uint8 { return uint8(p) }
+
+// DocChunks is one document's distinct chunk IDs (sorted ascending)
+// restricted to a slice's range, with the fingerprint of each: Checks[i]
+// belongs to Chunks[i] (Tokenizer.DocChunks). It is the unit the shuffle
+// ships between nodes.
 type DocChunks struct {
 	Doc    DocID
 	Chunks []uint32
+	Checks []uint8
 }
 
 // Slice is the inverted index over the chunk-ID range [Lo, Hi): for every
-// chunk ID the sorted list of documents containing it. Immutable after
+// chunk ID the sorted list of documents containing it, each with the
+// chunk's fingerprint in that document (a Posting). Immutable after
 // construction (safe for concurrent readers); Update returns a new Slice so
 // the committed generation survives until commit.
 //
@@ -35,9 +60,9 @@ type DocChunks struct {
 type Slice struct {
 	lo, hi uint64
 
-	keys []uint32 // chunk IDs with at least one posting, strictly ascending
-	offs []uint32 // len(keys)+1; postings of keys[i] are docs[offs[i]:offs[i+1]]
-	docs []DocID  // posting lists, each strictly ascending
+	keys []uint32  // chunk IDs with at least one posting, strictly ascending
+	offs []uint32  // len(keys)+1; postings of keys[i] are docs[offs[i]:offs[i+1]]
+	docs []Posting // posting lists, each strictly ascending by document
 
 	// dir[j] is the first i with (keys[i]-lo)>>dirShift >= j; len = buckets+1.
 	dir      []uint32
@@ -89,9 +114,27 @@ func (s *Slice) Bytes() int {
 	return 4*(len(s.keys)+len(s.offs)+len(s.docs)+len(s.dir)) + 8*(len(s.multi)+len(s.present.words))
 }
 
-// Lookup returns the sorted documents containing chunk, nil if none or if
-// chunk is outside the range. The result aliases the slice: do not modify it.
+// Lookup returns the sorted documents containing chunk with any
+// fingerprint, nil if none or if chunk is outside the range. The result is
+// freshly allocated; LookupPostings is the allocation-free form.
 func (s *Slice) Lookup(chunk uint32) []DocID {
+	ps := s.LookupPostings(chunk)
+	if ps == nil {
+		return nil
+	}
+	ds := make([]DocID, len(ps))
+	for i, p := range ps {
+		ds[i] = PostingDoc(p)
+	}
+	return ds
+}
+
+// LookupPostings returns chunk's postings (documents with the chunk's
+// fingerprint in each), sorted by document, nil if none or if chunk is
+// outside the range. The result aliases the slice: do not modify it. A
+// caller matching a window keeps only the postings whose PostingCheck
+// equals the window's fingerprint.
+func (s *Slice) LookupPostings(chunk uint32) []Posting {
 	i, ok := s.find(chunk)
 	if !ok {
 		return nil
@@ -100,7 +143,9 @@ func (s *Slice) Lookup(chunk uint32) []DocID {
 	return s.docs[a:b:b]
 }
 
-// DF is chunk's document frequency in this slice (0 outside the range).
+// DF is chunk's document frequency in this slice (0 outside the range),
+// whatever the fingerprints: the df cap counts every document posting on
+// the chunk ID, so its cost bound and semantics do not depend on them.
 func (s *Slice) DF(chunk uint32) int {
 	i, ok := s.find(chunk)
 	if !ok {
@@ -173,13 +218,13 @@ func (s *Slice) buildDir() {
 func (s *Slice) finish() {
 	s.buildDir()
 	var m uint64
-	for _, d := range s.docs {
-		m = max(m, uint64(d)+1)
+	for _, p := range s.docs {
+		m = max(m, uint64(PostingDoc(p))+1)
 	}
 	s.maxDoc = m
-	s.present = NewDocSet(int(min(m, 1<<32-1)))
-	for _, d := range s.docs {
-		s.present.Add(d)
+	s.present = NewDocSet(int(m))
+	for _, p := range s.docs {
+		s.present.Add(PostingDoc(p))
 	}
 	multi := 0
 	for i := range s.keys {
@@ -237,7 +282,7 @@ func (s *Slice) validate() error {
 			return fmt.Errorf("key %d (%d) has postings [%d, %d) of %d", i, k, a, b, len(s.docs))
 		}
 		for p := a + 1; p < b; p++ {
-			if s.docs[p] <= s.docs[p-1] {
+			if PostingDoc(s.docs[p]) <= PostingDoc(s.docs[p-1]) {
 				return fmt.Errorf("postings of chunk %d out of order", k)
 			}
 		}

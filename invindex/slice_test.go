@@ -34,8 +34,7 @@ func TestBuildSlice_ManyBuckets(t *testing.T) {
 		r := newRef(g.lo, g.hi)
 		for len(r.docs) < 400 {
 			d := DocID(rng.Uint32N(100000))
-			cs := g.uniformDoc(rng.IntN(g.maxSize))
-			r.docs[d] = cs
+			r.docs[d] = g.withChecks(d, g.uniformDoc(rng.IntN(g.maxSize)))
 		}
 		s := BuildSlice(r.lo, r.hi, r.input(rng))
 		checkAgainstRef(t, s, r, rng)
@@ -82,7 +81,7 @@ func TestNewSlice_Empty(t *testing.T) {
 		if s.Lookup(uint32(r[0])) != nil || s.DF(0) != 0 || s.Lookup(1<<32-1) != nil {
 			t.Fatalf("%v: lookup in empty slice", r)
 		}
-		if d := sliceDiff(s, BuildSlice(r[0], r[1], []DocChunks{{Doc: 3}})); d != "" {
+		if d := sliceDiff(s, BuildSlice(r[0], r[1], []DocChunks{{Doc: 3}, {Doc: MaxDocs}})); d != "" {
 			t.Fatalf("%v: empty build differs: %s", r, d)
 		}
 	}
@@ -90,21 +89,24 @@ func TestNewSlice_Empty(t *testing.T) {
 
 func TestBuildSlice_FullSpaceEdges(t *testing.T) {
 	docs := []DocChunks{
-		{Doc: 7, Chunks: []uint32{0, 1, 1<<32 - 1}},
-		{Doc: 1<<26 - 1, Chunks: []uint32{1<<32 - 1}},
-		{Doc: 0, Chunks: []uint32{1, 1 << 31}},
+		{Doc: 7, Chunks: []uint32{0, 1, 1<<32 - 1}, Checks: []uint8{0, 255, 1}},
+		{Doc: MaxDocs - 1, Chunks: []uint32{1<<32 - 1}, Checks: []uint8{255}},
+		{Doc: 0, Chunks: []uint32{1, 1 << 31}, Checks: []uint8{0, 0}},
 	}
 	s := BuildSlice(0, MaxSpace, docs)
 	if err := s.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Lookup(1<<32 - 1); !slices.Equal(got, []DocID{7, 1<<26 - 1}) {
+	if got := s.Lookup(1<<32 - 1); !slices.Equal(got, []DocID{7, MaxDocs - 1}) {
 		t.Fatalf("Lookup(max) = %v", got)
+	}
+	if got := s.LookupPostings(1<<32 - 1); !slices.Equal(got, []Posting{7<<8 | 1, 1<<32 - 1}) {
+		t.Fatalf("LookupPostings(max) = %#x", got)
 	}
 	if got := s.Lookup(1); !slices.Equal(got, []DocID{0, 7}) {
 		t.Fatalf("Lookup(1) = %v", got)
 	}
-	if s.maxDoc != 1<<26 {
+	if s.maxDoc != MaxDocs || !s.present.Has(MaxDocs-1) || s.present.Has(MaxDocs-2) {
 		t.Fatalf("maxDoc %d", s.maxDoc)
 	}
 }
@@ -112,9 +114,11 @@ func TestBuildSlice_FullSpaceEdges(t *testing.T) {
 // TestSlice_LookupDoesNotAlias checks that appending to a Lookup result
 // cannot overwrite the next posting list.
 func TestSlice_LookupDoesNotAlias(t *testing.T) {
-	s := BuildSlice(0, 16, []DocChunks{{1, []uint32{3, 4}}, {2, []uint32{4}}})
+	s := BuildSlice(0, 16, []DocChunks{dc(1, 3, 4), dc(2, 4)})
 	l := s.Lookup(3)
 	_ = append(l, 99)
+	lp := s.LookupPostings(3)
+	_ = append(lp, 99)
 	if got := s.Lookup(4); !slices.Equal(got, []DocID{1, 2}) {
 		t.Fatalf("Lookup(4) = %v after append", got)
 	}
@@ -122,12 +126,17 @@ func TestSlice_LookupDoesNotAlias(t *testing.T) {
 
 func TestBuildSlice_PanicsOnContractViolation(t *testing.T) {
 	cases := map[string][]DocChunks{
-		"unsorted":         {{1, []uint32{5, 3}}},
-		"repeated":         {{1, []uint32{3, 3}}},
-		"below range":      {{1, []uint32{9, 12}}},
-		"above range":      {{1, []uint32{12, 20}}},
-		"doc twice":        {{1, []uint32{12}}, {1, []uint32{12}}},
-		"doc twice, apart": {{1, []uint32{12}}, {2, []uint32{11}}, {1, []uint32{11, 12}}},
+		"unsorted":                  {dc(1, 5, 3)},
+		"repeated":                  {dc(1, 3, 3)},
+		"below range":               {dc(1, 9, 12)},
+		"above range":               {dc(1, 12, 20)},
+		"doc twice":                 {dc(1, 12), dc(1, 12)},
+		"doc twice, apart":          {dc(1, 12), dc(2, 11), dc(1, 11, 12)},
+		"doc twice, other checks":   {dc(1, 12), {1, []uint32{12}, []uint8{9}}},
+		"doc twice, checks reverse": {{1, []uint32{12}, []uint8{9}}, dc(1, 12)},
+		"missing checks":            {{1, []uint32{12, 13}, []uint8{0}}},
+		"checks without chunks":     {{1, nil, []uint8{0}}},
+		"doc at MaxDocs":            {dc(MaxDocs, 12)},
 	}
 	for name, docs := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -152,7 +161,8 @@ func TestSlice_BytesPerPosting(t *testing.T) {
 			cs[i] = rng.Uint32N(1 << 28)
 		}
 		slices.Sort(cs)
-		docs = append(docs, DocChunks{DocID(d), slices.Compact(cs)})
+		cs = slices.Compact(cs)
+		docs = append(docs, DocChunks{DocID(d), cs, make([]uint8, len(cs))})
 	}
 	s := BuildSlice(0, 1<<28, docs)
 	bpp := float64(s.Bytes()) / float64(s.Postings())
@@ -198,29 +208,26 @@ func TestReslice_EqualsBuild(t *testing.T) {
 	}
 }
 
-// restrictChunks is chunks ∩ [lo, hi).
-func restrictChunks(chunks []uint32, lo, hi uint64) []uint32 {
-	r := restrict([]DocChunks{{0, chunks}}, lo, hi)
-	if len(r) == 0 {
-		return nil
+// restrictDoc is d's chunks (and their fingerprints) inside [lo, hi).
+func restrictDoc(d DocChunks, lo, hi uint64) DocChunks {
+	a, _ := slices.BinarySearch(d.Chunks, uint32(min(lo, MaxSpace-1)))
+	if lo >= MaxSpace {
+		a = len(d.Chunks)
 	}
-	return r[0].Chunks
+	b := len(d.Chunks)
+	if hi < MaxSpace {
+		b, _ = slices.BinarySearch(d.Chunks, uint32(hi))
+	}
+	b = max(a, b)
+	return DocChunks{d.Doc, d.Chunks[a:b], d.Checks[a:b]}
 }
 
 // restrict is the shuffle step: each document's chunks inside [lo, hi).
 func restrict(docs []DocChunks, lo, hi uint64) []DocChunks {
 	var out []DocChunks
 	for _, d := range docs {
-		a, _ := slices.BinarySearch(d.Chunks, uint32(min(lo, MaxSpace-1)))
-		if lo >= MaxSpace {
-			a = len(d.Chunks)
-		}
-		b := len(d.Chunks)
-		if hi < MaxSpace {
-			b, _ = slices.BinarySearch(d.Chunks, uint32(hi))
-		}
-		if a < b {
-			out = append(out, DocChunks{d.Doc, d.Chunks[a:b]})
+		if r := restrictDoc(d, lo, hi); len(r.Chunks) > 0 {
+			out = append(out, r)
 		}
 	}
 	return out

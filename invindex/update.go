@@ -62,12 +62,15 @@ func (s *DocSet) appendTo(dst []DocID) []DocID {
 // Update returns a new Slice equal to s without any posting of a doc in
 // removed, plus the postings of added (an added doc may also be in removed:
 // it is "modified"; an added doc that already has postings in s and is not
-// in removed gets the union). s is not modified: the old generation must
-// survive until commit. added follows BuildSlice's rules.
+// in removed gets the union, with the added fingerprint where both have a
+// chunk). s is not modified: the old generation must survive until commit.
+// added follows BuildSlice's rules. Postings are matched and removed by
+// document, whatever their fingerprints.
 //
 // dfCap > 0 also returns, sorted and distinct, the documents present in the
 // new slice, not in removed and not in added, that post on at least one
-// chunk whose counted status (df <= dfCap) differs between s and the result.
+// chunk whose counted status (df <= dfCap, df counting every posting of the
+// chunk ID whatever its fingerprint) differs between s and the result.
 // Their shared counts with other unchanged documents changed although
 // neither document did, so their similarity lists must be recomputed (the
 // "incremental equals full" invariant). dfCap <= 0 returns nil.
@@ -97,7 +100,7 @@ func (s *Slice) Update(removed *DocSet, added []DocChunks, dfCap int) (*Slice, [
 		hi:   s.hi,
 		keys: make([]uint32, nk),
 		offs: make([]uint32, nk+1),
-		docs: make([]DocID, np),
+		docs: make([]Posting, np),
 	}
 	m.fill(out)
 	out.finish()
@@ -118,14 +121,17 @@ type merger struct {
 	flipped  *DocSet
 }
 
-// survivors counts the docs of ds not in removed.
-func (m *merger) survivors(ds []DocID) int {
+// gone reports whether posting p belongs to a removed doc.
+func (m *merger) gone(p Posting) bool { return m.removed.Has(PostingDoc(p)) }
+
+// survivors counts the postings of ps whose doc is not in removed.
+func (m *merger) survivors(ps []Posting) int {
 	if m.removed == nil {
-		return len(ds)
+		return len(ps)
 	}
 	n := 0
-	for _, d := range ds {
-		if !m.removed.Has(d) {
+	for _, p := range ps {
+		if !m.gone(p) {
 			n++
 		}
 	}
@@ -159,16 +165,16 @@ func (m *merger) count() (keys int, postings uint64) {
 }
 
 // mergeCount is len(mergeDocs(nil, od, ad)) without the allocation.
-func (m *merger) mergeCount(od, ad []DocID) int {
+func (m *merger) mergeCount(od, ad []Posting) int {
 	n, x, y := 0, 0, 0
 	for x < len(od) && y < len(ad) {
 		switch {
-		case od[x] < ad[y]:
-			if !m.removed.Has(od[x]) {
+		case PostingDoc(od[x]) < PostingDoc(ad[y]):
+			if !m.gone(od[x]) {
 				n++
 			}
 			x++
-		case ad[y] < od[x]:
+		case PostingDoc(ad[y]) < PostingDoc(od[x]):
 			n++
 			y++
 		default:
@@ -181,17 +187,18 @@ func (m *merger) mergeCount(od, ad []DocID) int {
 }
 
 // mergeDocs appends to dst the union of the survivors of od and ad (both
-// ascending), ascending and without duplicates.
-func (m *merger) mergeDocs(dst, od, ad []DocID) []DocID {
+// ascending by doc), ascending and with each doc once; a doc in both keeps
+// its added posting.
+func (m *merger) mergeDocs(dst, od, ad []Posting) []Posting {
 	x, y := 0, 0
 	for x < len(od) || y < len(ad) {
 		switch {
-		case y == len(ad) || (x < len(od) && od[x] < ad[y]):
-			if !m.removed.Has(od[x]) {
+		case y == len(ad) || (x < len(od) && PostingDoc(od[x]) < PostingDoc(ad[y])):
+			if !m.gone(od[x]) {
 				dst = append(dst, od[x])
 			}
 			x++
-		case x == len(od) || ad[y] < od[x]:
+		case x == len(od) || PostingDoc(ad[y]) < PostingDoc(od[x]):
 			dst = append(dst, ad[y])
 			y++
 		default:
@@ -226,7 +233,7 @@ func (m *merger) fill(out *Slice) {
 			continue
 		}
 		var key uint32
-		var od []DocID
+		var od []Posting
 		start := p
 		switch {
 		case j == len(a.keys) || (i < len(o.keys) && o.keys[i] < a.keys[j]):
@@ -235,9 +242,9 @@ func (m *merger) fill(out *Slice) {
 			if m.removed == nil {
 				p += copy(out.docs[p:], od)
 			} else {
-				for _, d := range od {
-					if !m.removed.Has(d) {
-						out.docs[p] = d
+				for _, q := range od {
+					if !m.gone(q) {
+						out.docs[p] = q
 						p++
 					}
 				}
@@ -258,8 +265,8 @@ func (m *merger) fill(out *Slice) {
 			k++
 		}
 		if m.dfCap > 0 && (len(od) <= m.dfCap) != (p-start <= m.dfCap) {
-			for _, d := range out.docs[start:p] {
-				if !m.addedSet.Has(d) {
+			for _, q := range out.docs[start:p] {
+				if d := PostingDoc(q); !m.addedSet.Has(d) {
 					if m.flipped == nil {
 						m.flipped = NewDocSet(int(max(o.maxDoc, a.maxDoc)))
 					}

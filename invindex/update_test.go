@@ -24,7 +24,7 @@ func randomChange(rng *rand.Rand, g *corpusGen, r *refIndex) (removed []DocID, a
 			removed = append(removed, d)
 			gone[d] = true
 			if rng.IntN(2) == 0 { // modified
-				added = append(added, DocChunks{d, g.doc()})
+				added = append(added, g.doc(d))
 			}
 		}
 	}
@@ -39,7 +39,7 @@ func randomChange(rng *rand.Rand, g *corpusGen, r *refIndex) (removed []DocID, a
 		if slices.ContainsFunc(added, func(dc DocChunks) bool { return dc.Doc == d }) {
 			continue
 		}
-		added = append(added, DocChunks{d, g.doc()})
+		added = append(added, g.doc(d))
 	}
 	rng.Shuffle(len(added), func(i, j int) { added[i], added[j] = added[j], added[i] })
 	return removed, added
@@ -99,9 +99,10 @@ func cloneSlice(s *Slice) *Slice {
 // TestUpdate_Flipped is a worked example of the flipped list.
 func TestUpdate_Flipped(t *testing.T) {
 	// chunk 1: docs 1, 2 (df 2); chunk 2: docs 1, 2, 3 (df 3); chunk 3: doc 4.
-	s := BuildSlice(0, 8, []DocChunks{{1, []uint32{1, 2}}, {2, []uint32{1, 2}}, {3, []uint32{2}}, {4, []uint32{3}}})
+	// Fingerprints differ, but df and flips count every posting of an ID.
+	s := BuildSlice(0, 8, []DocChunks{{1, []uint32{1, 2}, []uint8{1, 2}}, {2, []uint32{1, 2}, []uint8{3, 4}}, dc(3, 2), dc(4, 3)})
 	// Doc 5 arrives on chunk 1 (df 2 → 3) and doc 3 leaves chunk 2 (df 3 → 2).
-	next, flipped := s.Update(docSetOf([]DocID{3}), []DocChunks{{5, []uint32{1}}}, 2)
+	next, flipped := s.Update(docSetOf([]DocID{3}), []DocChunks{{5, []uint32{1}, []uint8{9}}}, 2)
 	if !slices.Equal(next.Lookup(1), []DocID{1, 2, 5}) || !slices.Equal(next.Lookup(2), []DocID{1, 2}) {
 		t.Fatalf("postings %v %v", next.Lookup(1), next.Lookup(2))
 	}
@@ -115,14 +116,14 @@ func TestUpdate_Flipped(t *testing.T) {
 }
 
 func TestUpdate_NilAndEmpty(t *testing.T) {
-	s := BuildSlice(0, 1<<20, []DocChunks{{1, []uint32{5, 7}}, {2, []uint32{7}}})
+	s := BuildSlice(0, 1<<20, []DocChunks{{1, []uint32{5, 7}, []uint8{1, 2}}, {2, []uint32{7}, []uint8{3}}})
 	for _, rm := range []*DocSet{nil, NewDocSet(0), NewDocSet(100)} {
 		next, f := s.Update(rm, nil, 0)
 		if d := sliceDiff(next, s); d != "" || f != nil {
 			t.Fatalf("empty update changed the slice: %s, %v", d, f)
 		}
 	}
-	next, _ := NewSlice(0, 1<<20).Update(nil, []DocChunks{{1, []uint32{5, 7}}, {2, []uint32{7}}}, 0)
+	next, _ := NewSlice(0, 1<<20).Update(nil, []DocChunks{{1, []uint32{5, 7}, []uint8{1, 2}}, {2, []uint32{7}, []uint8{3}}}, 0)
 	if d := sliceDiff(next, s); d != "" {
 		t.Fatalf("update of empty slice: %s", d)
 	}
@@ -160,5 +161,21 @@ func TestDocSet(t *testing.T) {
 	s.Add(1<<32 - 1)
 	if !s.Has(1<<32-1) || s.Has(1<<32-2) {
 		t.Fatal("largest DocID")
+	}
+}
+
+// TestUpdate_UnionTakesAddedCheck: an added doc that keeps postings in s
+// (not removed) gets the union by doc; where both have a chunk, the added
+// fingerprint wins and the doc stays once in the list.
+func TestUpdate_UnionTakesAddedCheck(t *testing.T) {
+	s := BuildSlice(0, 16, []DocChunks{{1, []uint32{3, 4}, []uint8{1, 1}}, dc(2, 4)})
+	next, _ := s.Update(nil, []DocChunks{{1, []uint32{4, 5}, []uint8{7, 7}}}, 0)
+	if err := next.validate(); err != nil {
+		t.Fatal(err)
+	}
+	for c, want := range map[uint32][]Posting{3: {1<<8 | 1}, 4: {1<<8 | 7, 2 << 8}, 5: {1<<8 | 7}} {
+		if got := next.LookupPostings(c); !slices.Equal(got, want) {
+			t.Fatalf("chunk %d: %#x, want %#x", c, got, want)
+		}
 	}
 }
