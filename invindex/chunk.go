@@ -103,40 +103,17 @@ func splitmix64(z uint64) uint64 {
 // than N words give no chunks. Each ID equals WindowHash of the window's word
 // hashes at Params.ChunkBits.
 func (t *Tokenizer) ChunkIDs(words []Word, dst []uint32) []uint32 {
-	dst = dst[:0]
-	n := t.p.WindowWords
-	if len(words) < n {
-		return dst
-	}
-	count := len(words) - n + 1
-	dst = slices.Grow(dst, count)[:count]
-	shift := 64 - t.p.ChunkBits
-	if n == 5 {
-		// The default window, unrolled: half again as fast as the loop,
-		// because the five multiplies of a window no longer wait for
-		// loop control and the next window's chain can start early.
-		for i := range dst {
-			w := words[i : i+5 : i+5]
-			h := windowStep(windowSeed, w[0].Hash)
-			h = windowStep(h, w[1].Hash)
-			h = windowStep(h, w[2].Hash)
-			h = windowStep(h, w[3].Hash)
-			h = windowStep(h, w[4].Hash)
-			dst[i] = uint32(splitmix64(h) >> shift)
-		}
-		return dst
-	}
-	for i := range dst {
-		h := uint64(windowSeed)
-		for _, w := range words[i : i+n] {
-			h = windowStep(h, w.Hash)
-		}
-		dst[i] = uint32(splitmix64(h) >> shift)
+	// One window-hash loop (chunkKeys) serves both: an ID is a key without
+	// its fingerprint byte.
+	t.keys = t.chunkKeys(words, t.keys)
+	dst = slices.Grow(dst[:0], len(t.keys))
+	for _, k := range t.keys {
+		dst = append(dst, uint32(k>>8))
 	}
 	return dst
 }
 
-// chunkKeys is ChunkIDs with fingerprints: it appends to dst[:0] the key
+// chunkKeys appends to dst[:0] the key
 // id<<8 | fingerprint of every window, that is the top ChunkBits+8 bits of
 // its window hash (see WindowFingerprint).
 func (t *Tokenizer) chunkKeys(words []Word, dst []uint64) []uint64 {
@@ -149,7 +126,9 @@ func (t *Tokenizer) chunkKeys(words []Word, dst []uint64) []uint64 {
 	dst = slices.Grow(dst, count)[:count]
 	shift := 56 - t.p.ChunkBits
 	if n == 5 {
-		// Unrolled as in ChunkIDs.
+		// The default window, unrolled: half again as fast as the loop,
+		// because the five multiplies of a window no longer wait for
+		// loop control and the next window's chain can start early.
 		for i := range dst {
 			w := words[i : i+5 : i+5]
 			h := windowStep(windowSeed, w[0].Hash)
