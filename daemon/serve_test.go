@@ -1,0 +1,71 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/plagd/plagd/internal/pgtest"
+)
+
+// TestDaemon_ServeRunsPromptlyAndStopsCleanly starts the daemon, writes a
+// document, and expects a run to follow within the debounce time (LISTEN/
+// NOTIFY), then cancels (SIGTERM) and expects Serve to return without error.
+// A second daemon on the same database must be refused meanwhile.
+func TestDaemon_ServeRunsPromptlyAndStopsCleanly(t *testing.T) {
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 2)
+	cfg.HTTP.Listen = "127.0.0.1:0"
+	cfg.Schedule.Cron = "0 0 1 1 *" // effectively never: the run must come from the notification
+	cfg.Schedule.Debounce = 200 * time.Millisecond
+	cfg.Schedule.Poll = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- NewDaemon(cfg, pool, testLogger(t)).Serve(ctx) }()
+
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if cond() {
+				return
+			}
+		}
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	committed := func() int {
+		var n int
+		pool.QueryRow(context.Background(), `select count(*) from runs where status = 'committed'`).Scan(&n)
+		return n
+	}
+	waitFor("the daemon to hold the lock", func() bool {
+		var held bool
+		pool.QueryRow(context.Background(), `select exists (select 1 from pg_locks where locktype = 'advisory' and granted)`).Scan(&held)
+		return held
+	})
+	if err := NewDaemon(cfg, pgtest.Pool(t, url), testLogger(t)).Serve(context.Background()); !errors.Is(err, ErrOtherMaster) {
+		t.Fatalf("second daemon: %v, want ErrOtherMaster", err)
+	}
+	c := newCorpus(1)
+	text := c.text() + " " + c.words(60)
+	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('a', $1), ('b', $2)`, text, "prefix words here "+text)
+	waitFor("a prompt run after the insert", func() bool {
+		var n int
+		pool.QueryRow(context.Background(), `select count(*) from similarities`).Scan(&n)
+		return n == 2
+	})
+	before := committed()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve after cancel: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Serve did not stop after cancel")
+	}
+	if committed() != before {
+		t.Fatal("a run committed after the stop")
+	}
+}
