@@ -9,27 +9,28 @@ import (
 )
 
 // LocalNode is a Node in the master's process. It owns one chunk-ID range and
-// keeps its committed slice between runs, so that nothing is copied per run.
+// keeps its committed index between runs, so that nothing is copied per run.
 type LocalNode struct {
 	lo, hi uint64
 
 	mu        sync.Mutex
-	committed *invindex.Slice
+	committed *NodeState
 	gen       int64
 
 	// Run state, valid between Begin and Commit/Abort.
-	run     *RunSpec
-	removed *invindex.DocSet
-	added   []invindex.DocChunks
-	chunks  map[invindex.DocID]invindex.DocChunks // every delivered doc's chunks in range (step 6a of the seed)
-	pending *invindex.Slice
+	run        *RunSpec
+	removed    *invindex.DocSet
+	removedIDs []invindex.DocID
+	added      []invindex.DocChunks
+	chunks     map[invindex.DocID]invindex.DocChunks // every delivered doc's chunks in range (step 6a of the seed)
+	pending    *NodeState
 
 	tokenizers *sync.Pool // tokenizers for the run's Params, one per concurrent Chunk call
 }
 
 // NewLocalNode returns a node owning [lo, hi) with an empty committed slice.
 func NewLocalNode(lo, hi uint64) *LocalNode {
-	return &LocalNode{lo: lo, hi: hi, committed: invindex.NewSlice(lo, hi)}
+	return &LocalNode{lo: lo, hi: hi, committed: emptyState(lo, hi)}
 }
 
 // Range implements Node.
@@ -54,6 +55,7 @@ func (n *LocalNode) Begin(_ context.Context, spec RunSpec, removed []invindex.Do
 	for _, d := range removed {
 		n.removed.Add(d)
 	}
+	n.removedIDs = removed
 	n.added = n.added[:0]
 	n.chunks = make(map[invindex.DocID]invindex.DocChunks)
 	n.pending = nil
@@ -108,15 +110,28 @@ func (n *LocalNode) Build(context.Context) (BuildStats, error) {
 		return BuildStats{}, ErrNoRun
 	}
 	var flipped []invindex.DocID
-	if n.run.Full {
-		n.pending = invindex.BuildSlice(n.lo, n.hi, n.added)
-	} else {
-		n.pending, flipped = n.committed.Update(n.removed, n.added, n.run.DFCap)
+	switch {
+	case n.run.Full:
+		base := invindex.BuildSlice(n.lo, n.hi, n.added)
+		n.pending, _ = NewNodeState(base, n.run.Run, invindex.Delta{Base: n.run.Run, BaseDocs: len(n.added)})
+	case n.run.DFCap > 0:
+		// A chunk's df spans base and delta; the cap needs it exact and the
+		// flipped documents need the old df, so capped runs keep no delta.
+		cur := n.committed
+		if len(cur.Delta.Docs) > 0 || len(cur.Delta.Tombs) > 0 {
+			cur = cur.compact(cur.BaseGen)
+		}
+		var base *invindex.Slice
+		base, flipped = cur.Base.Update(n.removed, n.added, n.run.DFCap)
+		docs := max(cur.Delta.BaseDocs-len(n.removedIDs)+len(n.added), 0)
+		n.pending, _ = NewNodeState(base, n.run.Run, invindex.Delta{Base: n.run.Run, BaseDocs: docs})
+	default:
+		n.pending = n.committed.next(n.run.Run, n.removed, n.removedIDs, n.added)
 	}
-	n.added = nil // the postings live in the pending slice now
+	n.added = nil // the postings live in the pending state now
 	return BuildStats{
 		Postings: n.pending.Postings(),
-		Keys:     n.pending.Keys(),
+		Keys:     n.pending.Base.Keys() + n.pending.delta.Keys(),
 		Bytes:    n.pending.Bytes(),
 		Flipped:  flipped,
 	}, nil
@@ -140,7 +155,8 @@ func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invin
 		if !ok {
 			return nil, fmt.Errorf("count: document %d was not delivered to node [%d,%d)", d, n.lo, n.hi)
 		}
-		pending.Count(c, d, dc.Chunks, dc.Checks, run.DFCap)
+		pending.Base.CountSkip(c, d, dc.Chunks, dc.Checks, run.DFCap, pending.tombs)
+		pending.delta.Count(c, d, dc.Chunks, dc.Checks, run.DFCap)
 		// min_shared applies to the sum over all nodes, so nothing is dropped here.
 		out[i] = c.Drain(nil, 1)
 	}
@@ -168,23 +184,23 @@ func (n *LocalNode) Abort(context.Context) error {
 }
 
 func (n *LocalNode) clearRun() {
-	n.run, n.removed, n.added, n.chunks, n.pending, n.tokenizers = nil, nil, nil, nil, nil, nil
+	n.run, n.removed, n.removedIDs, n.added, n.chunks, n.pending, n.tokenizers = nil, nil, nil, nil, nil, nil, nil
 }
 
 // Snapshot implements Node.
-func (n *LocalNode) Snapshot() (*invindex.Slice, int64) {
+func (n *LocalNode) Snapshot() (*NodeState, int64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.committed, n.gen
 }
 
 // Install implements Node.
-func (n *LocalNode) Install(s *invindex.Slice, gen int64) error {
-	if s.Lo() != n.lo || s.Hi() != n.hi {
-		return fmt.Errorf("install: slice [%d,%d) does not match node range [%d,%d)", s.Lo(), s.Hi(), n.lo, n.hi)
+func (n *LocalNode) Install(st *NodeState, gen int64) error {
+	if st.Base.Lo() != n.lo || st.Base.Hi() != n.hi {
+		return fmt.Errorf("install: slice [%d,%d) does not match node range [%d,%d)", st.Base.Lo(), st.Base.Hi(), n.lo, n.hi)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.committed, n.gen = s, gen
+	n.committed, n.gen = st, gen
 	return nil
 }

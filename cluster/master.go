@@ -65,19 +65,24 @@ func (m *Master) Docs() *invindex.DocTable {
 // Nodes returns the master's nodes, in range order.
 func (m *Master) Nodes() []Node { return m.nodes }
 
-// Install replaces the committed state with a loaded index. slices may have any
-// range boundaries covering the space; they are re-split to the nodes' ranges.
-func (m *Master) Install(docs *invindex.DocTable, slices []*invindex.Slice, gen int64) error {
-	bounds := make([]uint64, len(m.nodes)+1)
-	for i, n := range m.nodes {
-		bounds[i], bounds[i+1] = n.Range()
+// Install replaces the committed state with a loaded index. The states may
+// have any range boundaries covering the space: when they differ from the
+// nodes' ranges (the node count changed), they are compacted and re-split.
+func (m *Master) Install(docs *invindex.DocTable, states []*NodeState, gen int64) error {
+	bounds := m.bounds()
+	if !sameBounds(states, bounds) {
+		bases := make([]*invindex.Slice, len(states))
+		for i, st := range states {
+			bases[i] = st.compact(gen).Base
+		}
+		parts := invindex.Reslice(bases, bounds)
+		states = make([]*NodeState, len(parts))
+		for i, p := range parts {
+			states[i], _ = NewNodeState(p, gen, invindex.Delta{Base: gen, BaseDocs: docs.Len()})
+		}
 	}
-	parts := slices
-	if !sameBounds(slices, bounds) {
-		parts = invindex.Reslice(slices, bounds)
-	}
 	for i, n := range m.nodes {
-		if err := n.Install(parts[i], gen); err != nil {
+		if err := n.Install(states[i], gen); err != nil {
 			return err
 		}
 	}
@@ -87,12 +92,12 @@ func (m *Master) Install(docs *invindex.DocTable, slices []*invindex.Slice, gen 
 	return nil
 }
 
-func sameBounds(slices []*invindex.Slice, bounds []uint64) bool {
-	if len(slices) != len(bounds)-1 {
+func sameBounds(states []*NodeState, bounds []uint64) bool {
+	if len(states) != len(bounds)-1 {
 		return false
 	}
-	for i, s := range slices {
-		if s.Lo() != bounds[i] || s.Hi() != bounds[i+1] {
+	for i, st := range states {
+		if st.Base.Lo() != bounds[i] || st.Base.Hi() != bounds[i+1] {
 			return false
 		}
 	}

@@ -278,8 +278,11 @@ func (g *textGen) text() string {
 // reference table; all must agree row for row (DESIGN.md §3: incremental
 // equals full, same result for any topology).
 func TestMaster_TopologyAndIncremental(t *testing.T) {
-	for _, dfCap := range []int{0, 4} {
-		t.Run("dfcap="+strconv.Itoa(dfCap), func(t *testing.T) {
+	defer func(r int) { compactRatio = r }(compactRatio)
+	for _, tc := range []struct{ dfCap, ratio int }{{0, 8}, {0, 1 << 30}, {0, 1}, {4, 8}} {
+		dfCap := tc.dfCap
+		compactRatio = tc.ratio // 1<<30: deltas only; 1: compact every run
+		t.Run(fmt.Sprintf("dfcap=%d/compact=%d", tc.dfCap, tc.ratio), func(t *testing.T) {
 			s := seed(t)
 			rng := rand.New(rand.NewPCG(s, 1))
 			gen := &textGen{rng: rand.New(rand.NewPCG(s, 2))}

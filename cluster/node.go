@@ -38,10 +38,10 @@ type Node interface {
 	Commit(ctx context.Context, gen int64) error
 	// Abort discards everything since Begin; the committed slice stays.
 	Abort(ctx context.Context) error
-	// Snapshot returns the committed slice and its generation (for persistence).
-	Snapshot() (*invindex.Slice, int64)
-	// Install replaces the committed slice (loading a persisted index).
-	Install(s *invindex.Slice, gen int64) error
+	// Snapshot returns the committed state and its generation (for persistence).
+	Snapshot() (*NodeState, int64)
+	// Install replaces the committed state (loading a persisted index).
+	Install(st *NodeState, gen int64) error
 }
 
 // RunSpec is what every node must agree on for one run.

@@ -81,6 +81,11 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 	if !full {
 		if reason := e.ensureIndex(committedGen); reason != "" {
 			full, rep.Reason = true, reason
+		} else if prev, err := committedSettings(ctx, e.pool, committedGen); err != nil {
+			return rep, err
+		} else if prev != e.settings() {
+			// min_shared, top_k or df_cap change every list: patching them is wrong.
+			full, rep.Reason = true, fmt.Sprintf("settings changed from %q to %q", prev, e.settings())
 		}
 	}
 	rep.Kind = "incremental"
@@ -94,7 +99,7 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 		rep.Kind, rep.ID = "none", committedGen
 		return rep, nil
 	}
-	runID, err := startRun(ctx, e.pool, rep.Kind)
+	runID, err := startRun(ctx, e.pool, rep.Kind, e.settings())
 	if err != nil {
 		return rep, err
 	}
@@ -230,11 +235,11 @@ func (e *Engine) ensureIndex(committed int64) string {
 	if e.master.Generation() == committed {
 		return ""
 	}
-	docs, slices, err := e.store.load(committed, e.instance, e.cfg.Params())
+	docs, states, err := e.store.load(committed, e.instance, e.cfg.Params())
 	if err != nil {
 		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
 	}
-	if err := e.master.Install(docs, slices, committed); err != nil {
+	if err := e.master.Install(docs, states, committed); err != nil {
 		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
 	}
 	e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded")
@@ -264,26 +269,40 @@ func (e *Engine) save(gen int64, log zerolog.Logger) {
 // persist saves the master's committed index and drops older generations.
 func (e *Engine) persist(gen int64) error {
 	nodes := e.master.Nodes()
-	slices := make([]*invindex.Slice, len(nodes))
+	states := make([]*cluster.NodeState, len(nodes))
 	for i, n := range nodes {
-		s, g := n.Snapshot()
+		st, g := n.Snapshot()
 		if g != gen {
 			return fmt.Errorf("node %d holds generation %d, not %d", i, g, gen)
 		}
-		slices[i] = s
+		states[i] = st
 	}
-	if err := e.store.save(gen, e.instance, e.cfg.Params(), e.master.Docs(), slices); err != nil {
-		return err
+	return e.store.save(gen, e.instance, e.cfg.Params(), e.master.Docs(), states)
+}
+
+// settings describes everything the stored results depend on.
+func (e *Engine) settings() string {
+	p := e.cfg.Params()
+	return fmt.Sprintf("window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d",
+		p.WindowWords, p.ChunkBits, p.StripDiacritics, invindex.HashVersion,
+		e.cfg.Engine.MinShared, e.cfg.Engine.TopK, e.cfg.Engine.DFCap)
+}
+
+// committedSettings returns the settings run id was computed with.
+func committedSettings(ctx context.Context, q querier, id int64) (string, error) {
+	var s *string
+	if err := q.QueryRow(ctx, `select settings from runs where id = $1`, id).Scan(&s); err != nil {
+		return "", fmt.Errorf("read settings of run %d: %w", id, err)
 	}
-	return e.store.prune(gen)
+	return deref(s), nil
 }
 
 // startRun records a run in progress and returns its ID.
-func startRun(ctx context.Context, pool *pgxpool.Pool, kind string) (int64, error) {
+func startRun(ctx context.Context, pool *pgxpool.Pool, kind, settings string) (int64, error) {
 	host, _ := os.Hostname()
 	var id int64
-	err := pool.QueryRow(ctx, `insert into runs (kind, status, host, pid) values ($1, 'running', $2, $3) returning id`,
-		kind, host, os.Getpid()).Scan(&id)
+	err := pool.QueryRow(ctx, `insert into runs (kind, status, host, pid, settings) values ($1, 'running', $2, $3, $4) returning id`,
+		kind, host, os.Getpid(), settings).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record run: %w", err)
 	}

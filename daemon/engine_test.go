@@ -4,7 +4,9 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -238,15 +240,15 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 	}
 	checkAgainstReference(t, pool, cfg4, "after re-split")
 
-	// Corrupt every index file: the next run must notice and run in full.
-	gen, _ := lastCommittedRun(context.Background(), pool)
-	files, _ := os.ReadDir(genDir(cfg.DataDir, gen))
-	for _, f := range files {
-		p := genDir(cfg.DataDir, gen) + "/" + f.Name()
-		b, _ := os.ReadFile(p)
-		b[len(b)/2] ^= 0xff
-		os.WriteFile(p, b, 0o644)
+	// Corrupt a base slice only (the generation's own files stay intact): the
+	// next run must notice and run in full.
+	bases, _ := filepath.Glob(filepath.Join(cfg.DataDir, "slices", "*.idx"))
+	if len(bases) == 0 {
+		t.Fatal("no base slice files in the data directory")
 	}
+	b, _ := os.ReadFile(bases[0])
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(bases[0], b, 0o644)
 	m.step()
 	if rep := mustRun(t, NewEngine(cfg, pool, testLogger(t)), false); rep.Kind != "full" {
 		t.Fatalf("with a corrupt index: %s run, want full", rep.Kind)
@@ -261,4 +263,13 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 		t.Fatalf("with other parameters: %s run, want full", rep.Kind)
 	}
 	checkAgainstReference(t, pool, cfgP, "after parameter change")
+
+	// So do settings that change the lists without changing the index.
+	cfgK := cfgP
+	cfgK.Engine.TopK = 2
+	m.step()
+	if rep := mustRun(t, NewEngine(cfgK, pool, testLogger(t)), false); rep.Kind != "full" || !strings.Contains(rep.Reason, "top_k=2") {
+		t.Fatalf("with another top_k: %s run (%s), want full", rep.Kind, rep.Reason)
+	}
+	checkAgainstReference(t, pool, cfgK, "after top_k change")
 }

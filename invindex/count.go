@@ -10,6 +10,7 @@ type Counter struct {
 	counts  []uint32
 	touched []DocID
 	bounds  []uint32 // Count's gather scratch: posting-list bounds and fingerprints
+	sink    uint32   // keeps Count's touching loads alive
 }
 
 // NewCounter returns a counter sized for DocIDs below maxDoc; it grows
@@ -48,6 +49,62 @@ func (c *Counter) ensure(n uint64) {
 //
 // Count panics if checks and chunks differ in length.
 func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, checks []uint8, dfCap int) {
+	s.count(c, self, chunks, checks, dfCap, nil)
+}
+
+// CountSkip is Count with the postings of the documents in skip treated as
+// absent: a tombstone set, whose postings in this slice are dead (their
+// documents were removed or modified after s was built). Those postings
+// are neither counted nor part of the df the cap is compared with: df(c)
+// is the number of live postings on c in s (DFSkip). A nil or empty skip
+// is exactly Count.
+//
+// self may be in skip (a modified document counted with its new chunks
+// against the old slice): then chunks need not be among self's chunks in s.
+func (s *Slice) CountSkip(c *Counter, self DocID, chunks []uint32, checks []uint8, dfCap int, skip *DocSet) {
+	if skip.Len() == 0 {
+		skip = nil
+	}
+	s.count(c, self, chunks, checks, dfCap, skip)
+}
+
+// DFSkip is DF without the postings of the documents in skip: the live
+// document frequency of chunk, the df CountSkip caps on. A nil skip is DF.
+func (s *Slice) DFSkip(chunk uint32, skip *DocSet) int {
+	i, ok := s.find(chunk)
+	if !ok {
+		return 0
+	}
+	ps := s.docs[s.offs[i]:s.offs[i+1]]
+	if skip.Len() == 0 {
+		return len(ps)
+	}
+	n := 0
+	for _, p := range ps {
+		if !skip.Has(PostingDoc(p)) {
+			n++
+		}
+	}
+	return n
+}
+
+// liveOver reports whether more than capDF postings of ps belong to
+// documents outside skip; it stops as soon as it knows.
+func liveOver(ps []Posting, skip *DocSet, capDF uint32) bool {
+	dead := uint32(0)
+	limit := uint32(len(ps)) - capDF // more than capDF live <=> fewer than limit dead
+	for _, p := range ps {
+		if skip.Has(PostingDoc(p)) {
+			if dead++; dead >= limit {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// count is Count (skip == nil) and CountSkip (skip non-empty).
+func (s *Slice) count(c *Counter, self DocID, chunks []uint32, checks []uint8, dfCap int, skip *DocSet) {
 	if len(checks) != len(chunks) {
 		panic("invindex: Count: one fingerprint per chunk needed")
 	}
@@ -61,13 +118,21 @@ func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, checks []uint8, d
 	}
 	// An indexed document posts on each of its chunks, so a chunk the
 	// filter proves df=1 is its own: skip it without touching the arrays.
-	skipSingles := s.present.Has(self)
-	// Stage 1: filter, and the directory range of each remaining chunk.
-	// Each stage is a loop of independent loads, so the CPU keeps several
-	// cache misses in flight instead of chasing dir → keys → offs → docs
-	// one chunk at a time. g holds triples, rewritten in place by each
-	// stage: (chunk index, dir start, dir end), then (key index,
+	// A tombstoned self's postings are dead and its chunks may be new ones.
+	skipSingles := s.present.Has(self) && !skip.Has(self)
+	// Four stages, each a loop over all chunks whose loads are independent
+	// of each other, so the CPU keeps many cache misses in flight instead
+	// of chasing dir → keys → offs → docs one chunk at a time. Each stage
+	// also touches the line the next stage will read (a load whose value
+	// only feeds sink: Go has no prefetch instruction), and no branch
+	// waits on a load that may miss, so a mispredicted branch never stalls
+	// the loads already issued. g holds triples, rewritten in place by
+	// each stage: (chunk index, dir start, dir end), then (key index,
 	// fingerprint, -), then (postings start, end, fingerprint).
+	keys, offs, docs := s.keys, s.offs, s.docs
+	last := uint32(len(keys) - 1)
+	var sink uint32
+	// Stage 1: filter, and the directory range of each remaining chunk.
 	g := c.bounds[:0]
 	for i, ch := range chunks {
 		if skipSingles && !s.maybeShared(ch) {
@@ -78,41 +143,72 @@ func (s *Slice) Count(c *Counter, self DocID, chunks []uint32, checks []uint8, d
 			continue
 		}
 		j := (x - s.lo) >> s.dirShift
-		g = append(g, uint32(i), s.dir[j], s.dir[j+1])
+		a := s.dir[j]
+		g = append(g, uint32(i), a, s.dir[j+1])
+		sink += keys[min(a, last)]
 	}
-	// Stage 2: search the few keys of each range; keep the key's index.
+	if expStop == 1 { c.sink = sink; return }
+	// Stage 2: search the few keys of each range (branch-free: the
+	// compiler turns the conditional add into a CMOV); keep the key's index.
 	n := 0
 	for k := 0; k+2 < len(g); k += 3 {
-		i, a, b := g[k], int(g[k+1]), int(g[k+2])
-		ch := chunks[i]
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			if s.keys[m] < ch {
-				a = m + 1
-			} else {
-				b = m
-			}
+		i, base, size := g[k], g[k+1], g[k+2]-g[k+1]
+		if size == 0 {
+			continue
 		}
-		if a < int(g[k+2]) && s.keys[a] == ch {
-			g[n], g[n+1] = uint32(a), uint32(checks[i])
+		ch := chunks[i]
+		for size > 1 {
+			half := size >> 1
+			if keys[base+half] <= ch {
+				base += half
+			}
+			size -= half
+		}
+		if keys[base] == ch {
+			g[n], g[n+1] = base, uint32(checks[i])
 			n += 3
+			sink += offs[base]
 		}
 	}
 	g = g[:n]
+	if expStop == 2 { c.sink = sink; return }
 	// Stage 3: posting-list bounds, dropping capped and self-only chunks.
+	selfOnly := s.present.Has(self)
 	n = 0
 	for k := 0; k+2 < len(g); k += 3 {
 		i, fp := g[k], g[k+1]
-		a, b := s.offs[i], s.offs[i+1]
-		if d := b - a; d > capDF || (d == 1 && PostingDoc(s.docs[a]) == self) {
+		a, b := offs[i], offs[i+1]
+		if d := b - a; d > capDF && (skip == nil || liveOver(docs[a:b], skip, capDF)) {
+			continue
+		} else if d == 1 && selfOnly && PostingDoc(docs[a]) == self {
 			continue
 		}
 		g[n], g[n+1], g[n+2] = a, b, fp
 		n += 3
+		sink += docs[a]
 	}
 	g = g[:n]
+	c.sink = sink
+	if expStop == 3 { return }
 	c.bounds = g
 	counts, touched := c.counts, c.touched
+	if skip != nil {
+		for k := 0; k+2 < len(g); k += 3 {
+			fp := g[k+2]
+			for _, p := range s.docs[g[k]:g[k+1]] {
+				d := PostingDoc(p)
+				if p&0xff != fp || d == self || skip.Has(d) {
+					continue
+				}
+				if counts[d] == 0 {
+					touched = append(touched, d)
+				}
+				counts[d]++
+			}
+		}
+		c.touched = touched
+		return
+	}
 	for k := 0; k+2 < len(g); k += 3 {
 		fp := g[k+2]
 		for _, p := range s.docs[g[k]:g[k+1]] {
@@ -163,3 +259,5 @@ func (c *Counter) Drain(dst []Pair, minShared uint32) []Pair {
 	c.touched = t[:0]
 	return dst
 }
+
+var expStop = 0

@@ -185,3 +185,135 @@ func TestCounter_DrainDense(t *testing.T) {
 		}
 	}
 }
+
+// refSkip drops the postings of the documents in skip from the model's
+// postings: what CountSkip and DFSkip must see.
+func refSkip(post map[uint32][]Posting, skip map[DocID]bool) map[uint32][]Posting {
+	out := map[uint32][]Posting{}
+	for c, ps := range post {
+		for _, p := range ps {
+			if !skip[PostingDoc(p)] {
+				out[c] = append(out[c], p)
+			}
+		}
+	}
+	return out
+}
+
+// TestCountSkip_MatchesReference: CountSkip equals Count on the index
+// without the tombstoned documents' postings (counts and the df the cap
+// sees), over several slices, for indexed documents, tombstoned documents
+// counted with new chunks, and unindexed queries; DFSkip equals the live
+// df; a nil or empty skip equals Count.
+func TestCountSkip_MatchesReference(t *testing.T) {
+	rng := testRand(t)
+	c, c2 := NewCounter(0), NewCounter(0)
+	for range 200 {
+		g := newCorpusGen(rng)
+		r := g.corpus(1 + rng.IntN(200))
+		post := r.postings()
+		bounds := []uint64{r.lo, r.hi}
+		if k := rng.IntN(4); k > 0 && r.hi-r.lo > 4 {
+			bounds = SplitRange(r.hi-r.lo, k+1)
+			for i := range bounds {
+				bounds[i] += r.lo
+			}
+		}
+		in := r.input(rng)
+		var parts []*Slice
+		for i := 1; i < len(bounds); i++ {
+			parts = append(parts, BuildSlice(bounds[i-1], bounds[i], restrict(in, bounds[i-1], bounds[i])))
+		}
+		// The tombstones: a random share of the documents, sometimes none,
+		// sometimes all, plus ids that post nowhere.
+		skipMap := map[DocID]bool{}
+		var skip *DocSet
+		switch rng.IntN(6) {
+		case 0: // nil
+		case 1:
+			skip = NewDocSet(0) // empty
+		default:
+			skip = NewDocSet(0)
+			frac := []float64{0.05, 0.3, 0.8, 1}[rng.IntN(4)]
+			for _, d := range in {
+				if rng.Float64() < frac {
+					skip.Add(d.Doc)
+					skipMap[d.Doc] = true
+				}
+			}
+			skip.Add(1<<22 + 5)
+			skipMap[1<<22+5] = true
+		}
+		live := refSkip(post, skipMap)
+		for ch, ps := range post {
+			for _, p := range parts {
+				if want := len(live[ch]); p.DFSkip(ch, skip) != want && uint64(ch) >= p.lo && uint64(ch) < p.hi {
+					t.Fatalf("DFSkip(%d) = %d, want %d (df %d)", ch, p.DFSkip(ch, skip), want, len(ps))
+				}
+			}
+		}
+		dfCap := []int{0, -3, 1, 2, 5, 50}[rng.IntN(6)]
+		minShared := uint32(rng.IntN(3))
+		queries := in
+		queries = append(queries, g.doc(1<<21))
+		// A tombstoned document counted with new chunks (a modification).
+		for _, d := range in {
+			if skipMap[d.Doc] {
+				queries = append(queries, g.doc(d.Doc))
+				break
+			}
+		}
+		for _, q := range queries {
+			for i, p := range parts {
+				part := restrictDoc(q, bounds[i], bounds[i+1])
+				p.CountSkip(c, q.Doc, part.Chunks, part.Checks, dfCap, skip)
+				if skip.Len() == 0 {
+					p.Count(c2, q.Doc, part.Chunks, part.Checks, dfCap)
+				}
+			}
+			got := c.Drain(nil, minShared)
+			want := refCount(live, q.Doc, q.Chunks, q.Checks, dfCap, minShared)
+			if skip.Len() == 0 {
+				if plain := c2.Drain(nil, minShared); !slices.Equal(got, plain) && len(got)+len(plain) > 0 {
+					t.Fatalf("empty skip differs from Count: %v vs %v", got, plain)
+				}
+			}
+			if len(got) == 0 && len(want) == 0 {
+				continue
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("doc %d dfCap %d minShared %d skip %d docs:\n got %v\nwant %v", q.Doc, dfCap, minShared, len(skipMap), got, want)
+			}
+		}
+	}
+}
+
+func TestCountSkip_Example(t *testing.T) {
+	s := BuildSlice(0, 100, []DocChunks{
+		dc(1, 10, 20, 30, 40),
+		dc(2, 10, 20),
+		dc(3, 20, 30, 99),
+		dc(4, 20),
+	})
+	zero := make([]uint8, 4)
+	c := NewCounter(0)
+	skip := docSetOf([]DocID{3, 4})
+	if s.DF(20) != 4 || s.DFSkip(20, skip) != 2 || s.DFSkip(20, nil) != 4 || s.DFSkip(99, skip) != 0 || s.DFSkip(5, skip) != 0 {
+		t.Fatalf("DFSkip(20) = %d, DFSkip(99) = %d", s.DFSkip(20, skip), s.DFSkip(99, skip))
+	}
+	// Chunk 20 has df 4 but live df 2: a cap of 2 keeps it.
+	s.CountSkip(c, 1, []uint32{10, 20, 30, 40}, zero, 2, skip)
+	if got := c.Drain(nil, 0); !slices.Equal(got, []Pair{{2, 2}}) {
+		t.Fatalf("cap 2, 3 and 4 dead: %v", got)
+	}
+	s.Count(c, 1, []uint32{10, 20, 30, 40}, zero, 2)
+	if got := c.Drain(nil, 0); !slices.Equal(got, []Pair{{2, 1}, {3, 1}}) {
+		t.Fatalf("cap 2, Count: %v", got)
+	}
+	// Doc 3 modified: tombstoned, counted with new chunks (99 is its old
+	// chunk, now dead; 40 is doc 1's df=1 chunk).
+	s.CountSkip(c, 3, []uint32{40, 99}, zero[:2], 0, skip)
+	if got := c.Drain(nil, 0); !slices.Equal(got, []Pair{{1, 1}}) {
+		t.Fatalf("tombstoned self: %v", got)
+	}
+}

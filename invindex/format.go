@@ -347,6 +347,8 @@ func (d *decoder) header(magic string) (h Header, n1, n2 uint32) {
 			kind = "a slice file"
 		case magicTable:
 			kind = "a document-table file"
+		case magicDelta:
+			kind = "a delta file"
 		}
 		d.err = fmt.Errorf("%w: magic %q (%s), want %q", ErrNotIndex, m, kind, magic)
 		return

@@ -57,7 +57,9 @@ create table runs (
     rows_written    bigint  not null default 0,  -- similarity rows inserted
     error           text,
     host            text,
-    pid             integer
+    pid             integer,
+    -- the engine settings the results depend on; a run under other settings is full
+    settings        text
 );
 
 -- Top similarities per document, asymmetric: similarity = shared_chunks / chunks(doc_id).
