@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/internal/bench"
+	"github.com/plagd/plagd/internal/synth"
+)
+
+func init() {
+	register(newBenchCmd)
+	register(newGenCmd)
+}
+
+// newBenchCmd is `plagd bench`: the performance figures of docs/PERFORMANCE.md.
+func newBenchCmd(g *globals) *cobra.Command {
+	var opt bench.Options
+	var asJSON bool
+	var template float64
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure chunking, index build, full and incremental runs on a generated corpus",
+		Long: `Generates a synthetic archive (Zipf words, essays and theses, planted copies;
+deterministic in --seed) and measures: chunking MB/s (one goroutine and all
+cores), index build postings/s (one node and --nodes nodes), and, against
+PostgreSQL, loading (reported apart), a full run, an incremental run after
+--changes modified/added/deleted documents, peak memory per posting and a
+COPY probe into similarities.
+
+The database must be migrated and EMPTY (plagd migrate on a fresh database);
+--force truncates documents and all of plagd's tables first. Use a throwaway
+database: the bench leaves its corpus there. --skip-db needs no database.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var cfg daemon.Config
+			var err error
+			if opt.SkipDB {
+				cfg, err = daemon.LoadConfig(g.configPath)
+			} else {
+				cfg, err = g.config()
+			}
+			if err != nil {
+				return err
+			}
+			if g.logLevel == "" {
+				cfg.Log.Level = "warn" // the engine's per-run info lines would drown the progress
+			}
+			opt.Config = cfg
+			opt.Log = logger(cfg).With().Str("component", "bench").Logger()
+			if template > 0 {
+				opt.Synth = synth.Defaults()
+				opt.Synth.TemplateShare = template
+			}
+			var w io.Writer = os.Stdout
+			if asJSON {
+				w = os.Stderr // progress and table; stdout carries the JSON alone
+			}
+			rep, err := bench.Run(cmd.Context(), opt, w)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opt.Docs, "docs", 10_000, "documents in the generated archive")
+	f.IntVar(&opt.WordsPerDoc, "words-per-doc", 1000, "mean document length in words")
+	f.IntVar(&opt.Nodes, "nodes", 0, "in-process nodes (0: engine.nodes, i.e. the number of CPUs)")
+	f.Uint64Var(&opt.Seed, "seed", 1, "corpus seed (printed with every report)")
+	f.IntVar(&opt.Changes, "changes", 1000, "documents modified, added and deleted before the incremental run (0: no incremental run)")
+	f.IntVar(&opt.CopyRows, "copy-rows", 2_000_000, "rows of the COPY probe into similarities (0: skip)")
+	f.IntVar(&opt.SampleMB, "sample-mb", 64, "MB of text chunked by the single-goroutine measurement")
+	f.Float64Var(&template, "template", 0, "share of documents carrying a faculty declaration (template text; see engine.df_cap)")
+	f.BoolVar(&opt.SkipDB, "skip-db", false, "measure chunking and build only, without PostgreSQL")
+	f.BoolVar(&opt.Force, "force", false, "truncate a non-empty documents table (and all plagd tables) first")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON on stdout (progress goes to stderr)")
+	return cmd
+}
+
+// newGenCmd is `plagd gen`: the bench's corpus as .txt files, for ingest demos.
+func newGenCmd(g *globals) *cobra.Command {
+	var docs, words int
+	var seed uint64
+	var out string
+	var template float64
+	cmd := &cobra.Command{
+		Use:   "gen --out DIR",
+		Short: "Write a generated corpus as .txt files (for plagd ingest)",
+		Long: `Writes --docs synthetic documents as DIR/synth-NNNNNNNN.txt, the same corpus
+plagd bench generates for the same --seed and --words-per-doc. Planted copies
+are listed in DIR/copies.tsv (document, sources).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageError{"plagd gen needs --out DIR"}
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			opt := synth.Defaults()
+			opt.Seed, opt.MeanWords, opt.TemplateShare = seed, words, template
+			gen := synth.New(opt)
+			truth, err := os.Create(filepath.Join(out, "copies.tsv"))
+			if err != nil {
+				return err
+			}
+			defer truth.Close()
+			fmt.Fprintf(truth, "# plagd gen %s\n# document\tnear_duplicate\tcopied_from\n", gen.Options())
+			var bytes int64
+			err = gen.Each(cmd.Context(), 0, docs, 0, func(i int, d synth.Doc) error {
+				bytes += int64(len(d.Text))
+				if len(d.CopiedFrom) > 0 {
+					fmt.Fprintf(truth, "%s\t%t\t", d.ExternalID, d.NearDup)
+					for k, s := range d.CopiedFrom {
+						if k > 0 {
+							fmt.Fprint(truth, ",")
+						}
+						fmt.Fprintf(truth, "synth-%08d", s)
+					}
+					fmt.Fprintln(truth)
+				}
+				return os.WriteFile(filepath.Join(out, d.ExternalID+".txt"), []byte(d.Text), 0o644)
+			})
+			if err != nil {
+				return err
+			}
+			printf("wrote %d documents (%.1f MB) to %s, seed %d; planted copies in copies.tsv\n", docs, float64(bytes)/1e6, out, seed)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&docs, "docs", 1000, "documents to write")
+	f.IntVar(&words, "words-per-doc", 1000, "mean document length in words")
+	f.Uint64Var(&seed, "seed", 1, "corpus seed")
+	f.Float64Var(&template, "template", 0, "share of documents carrying a faculty declaration")
+	f.StringVar(&out, "out", "", "output directory")
+	return cmd
+}

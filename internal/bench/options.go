@@ -1,0 +1,74 @@
+// Package bench is plagd's end-to-end performance measurement (`plagd
+// bench`): chunking and index-build throughput on a generated corpus, a full
+// and an incremental run against PostgreSQL, peak memory per posting, and a
+// COPY probe of the similarities table. Every figure comes with its input
+// size and the machine, so docs/PERFORMANCE.md can quote it as measured.
+package bench
+
+import (
+	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/internal/synth"
+)
+
+// Options say what to measure and on which corpus.
+type Options struct {
+	Docs        int // documents in the archive
+	WordsPerDoc int // mean words per document
+	Seed        uint64
+	// Nodes is the node count of the engine (0: engine.nodes from Config,
+	// i.e. the number of CPUs). The build is also measured at this count.
+	Nodes int
+	// Changes is the size of the incremental run's change: modified, added
+	// and deleted documents in the proportions of ChangeMix.
+	Changes int
+	// CopyRows is the size of the COPY probe into similarities (0: skip).
+	CopyRows int
+	// SkipDB measures only what needs no database (chunking, build).
+	SkipDB bool
+	// Force lets the bench truncate a documents table that is not empty.
+	Force bool
+	// Synth overrides the corpus shape (Seed and MeanWords come from above).
+	Synth synth.Options
+	// Config is the engine configuration (database URL, engine section);
+	// the data directory is always a fresh temporary one.
+	Config daemon.Config
+	Log    zerolog.Logger
+	// SampleMB bounds the text chunked by the single-goroutine measurement.
+	SampleMB int
+}
+
+// ChangeMix is the composition of the incremental change: half modified,
+// three tenths added, one tenth soft-deleted and one tenth hard-deleted,
+// so that every path of an incremental run (re-chunk, new IDs, freed IDs,
+// lost rows by cascade) is in the figure.
+var ChangeMix = struct{ Modified, Added, SoftDeleted, HardDeleted float64 }{0.5, 0.3, 0.1, 0.1}
+
+func (o Options) withDefaults() Options {
+	if o.Docs <= 0 {
+		o.Docs = 10_000
+	}
+	if o.WordsPerDoc <= 0 {
+		o.WordsPerDoc = 1000
+	}
+	if o.Changes < 0 {
+		o.Changes = 0
+	}
+	if o.SampleMB <= 0 {
+		o.SampleMB = 64
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	return o
+}
+
+func (o Options) synthOptions() synth.Options {
+	s := o.Synth
+	if s == (synth.Options{}) {
+		s = synth.Defaults()
+	}
+	s.Seed, s.MeanWords = o.Seed, o.WordsPerDoc
+	return s
+}
