@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/plagd/plagd/invindex"
 )
@@ -27,6 +28,9 @@ func (m *Master) countAll(ctx context.Context, st *runState) error {
 	trim := make(map[int64]bool)
 	var sum []invindex.Pair
 	var matches []invindex.Match
+	var done atomic.Int64
+	stop := m.progress("counting", len(docs), &done)
+	defer stop()
 	for start := 0; start < len(docs); start += countBatch {
 		batch := docs[start:min(start+countBatch, len(docs))]
 		if err := m.each(ctx, func(ctx context.Context, i int, n Node) error {
@@ -46,6 +50,7 @@ func (m *Master) countAll(ctx context.Context, st *runState) error {
 			}
 			matches = m.rowsFor(st, a, sum, matches[:0], trim)
 		}
+		done.Add(int64(len(batch)))
 	}
 	for b := range trim {
 		st.out.Trim = append(st.out.Trim, b)

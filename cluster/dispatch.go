@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -21,6 +23,9 @@ func (m *Master) dispatch(ctx context.Context, st *runState, jobs []Text, fetch 
 	var mu sync.Mutex // guards st while workers report
 	batches := make(chan []Text)
 	g, ctx := errgroup.WithContext(ctx)
+	var done atomic.Int64
+	stop := m.progress("chunking", len(jobs), &done)
+	defer stop()
 	g.Go(func() error {
 		defer close(batches)
 		for i := 0; i < len(jobs); i += st.plan.BatchSize {
@@ -38,11 +43,40 @@ func (m *Master) dispatch(ctx context.Context, st *runState, jobs []Text, fetch 
 				if err := m.chunkBatch(ctx, st, &mu, worker, batch, fetch, index); err != nil {
 					return err
 				}
+				done.Add(int64(len(batch)))
 			}
 			return nil
 		})
 	}
 	return g.Wait()
+}
+
+// progressEvery is how often long phases log how far they are.
+const progressEvery = 5 * time.Second
+
+// progress logs done/total every progressEvery until the returned stop is called.
+func (m *Master) progress(phase string, total int, done *atomic.Int64) (stop func()) {
+	start := time.Now()
+	quit := make(chan struct{})
+	go func() {
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				n := done.Load()
+				ev := m.log.Info().Str("phase", phase).Int64("done", n).Int("total", total)
+				if n > 0 {
+					eta := time.Duration(float64(time.Since(start)) * float64(int64(total)-n) / float64(n))
+					ev = ev.Dur("eta", eta.Round(time.Second))
+				}
+				ev.Msg("progress")
+			}
+		}
+	}()
+	return func() { close(quit) }
 }
 
 // chunkBatch fetches, chunks and shuffles one batch.
