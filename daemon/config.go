@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -66,6 +67,24 @@ type HTTPConfig struct {
 type ExtractConfig struct {
 	MaxBytes int64         `yaml:"max_bytes"` // larger files fail with a reason, default 200 MB
 	Timeout  time.Duration `yaml:"timeout"`   // per document, default 60s
+	// OCR of image-only (scanned) PDFs with the tesseract program.
+	OCR OCRConfig `yaml:"ocr"`
+}
+
+// OCRConfig enables OCR of scanned PDFs.
+type OCRConfig struct {
+	Enabled   bool     `yaml:"enabled"`   // default false: scans fail as "no text layer"
+	Tesseract string   `yaml:"tesseract"` // program path, default "tesseract" (looked up in PATH)
+	Languages []string `yaml:"languages"` // tesseract language codes, default [ces, eng]
+}
+
+// ExtractOptions are the extract package's options for this configuration.
+func (c *Config) ExtractOptions() extract.Options {
+	opt := extract.Options{MaxBytes: c.Extract.MaxBytes, Timeout: c.Extract.Timeout}
+	if c.Extract.OCR.Enabled {
+		opt.OCR = extract.OCROptions{Tesseract: c.Extract.OCR.Tesseract, Languages: c.Extract.OCR.Languages}
+	}
+	return opt
 }
 
 // DefaultConfig returns the configuration used when no file is given.
@@ -86,7 +105,8 @@ func DefaultConfig() Config {
 		},
 		Schedule: ScheduleConfig{Cron: "*/5 * * * *", Prompt: true, Debounce: 10 * time.Second, Poll: 30 * time.Second},
 		HTTP:     HTTPConfig{Listen: "127.0.0.1:8080"},
-		Extract:  ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second},
+		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
+			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}}},
 	}
 }
 
@@ -167,6 +187,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		return err
 	})
 	set("PLAGD_EXTRACT_TIMEOUT", dur(&c.Extract.Timeout))
+	set("PLAGD_EXTRACT_OCR_ENABLED", boolean(&c.Extract.OCR.Enabled))
+	set("PLAGD_EXTRACT_OCR_TESSERACT", str(&c.Extract.OCR.Tesseract))
+	set("PLAGD_EXTRACT_OCR_LANGUAGES", func(v string) error { c.Extract.OCR.Languages = strings.Split(v, ","); return nil })
 	return firstErr
 }
 

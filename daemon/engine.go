@@ -12,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/cluster"
-	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -200,7 +199,7 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 	}
 	rep.Phases["plan"] = time.Since(t)
 	t = time.Now()
-	src := &pgSource{pool: e.pool, run: runID, opt: extract.Options{MaxBytes: e.cfg.Extract.MaxBytes}}
+	src := &pgSource{pool: e.pool, run: runID, opt: e.cfg.ExtractOptions()}
 	out, err := e.master.Run(ctx, plan, src)
 	rep.Phases["compute"] = time.Since(t)
 	return out, cs, err

@@ -23,6 +23,13 @@ const (
 	ErrUnsupported
 	// ErrCorrupt: the format is supported but the file is damaged.
 	ErrCorrupt
+	// ErrEncrypted: the file is password-protected.
+	ErrEncrypted
+	// ErrNoTextLayer: a PDF whose pages are images (a scan) and OCR is off
+	// or found nothing.
+	ErrNoTextLayer
+	// ErrTimeout: extraction took longer than Options.Timeout.
+	ErrTimeout
 )
 
 // String is the machine-readable name of the kind.
@@ -38,6 +45,12 @@ func (k Kind) String() string {
 		return "unsupported"
 	case ErrCorrupt:
 		return "corrupt"
+	case ErrEncrypted:
+		return "encrypted"
+	case ErrNoTextLayer:
+		return "no_text_layer"
+	case ErrTimeout:
+		return "timeout"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -55,6 +68,12 @@ func (k Kind) Error() string {
 		return "the format is not supported yet"
 	case ErrCorrupt:
 		return "the file is damaged and cannot be read"
+	case ErrEncrypted:
+		return "the file is password-protected"
+	case ErrNoTextLayer:
+		return "no text layer: the pages are images (a scan)"
+	case ErrTimeout:
+		return "text extraction took too long"
 	}
 	return k.String()
 }

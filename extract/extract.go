@@ -16,6 +16,7 @@ package extract
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -23,16 +24,37 @@ import (
 type Options struct {
 	// MaxBytes rejects larger files with ErrTooLarge; 0 means no limit.
 	MaxBytes int64
+	// Timeout bounds the extraction of one document (ErrTimeout); 0 means none.
+	Timeout time.Duration
+	// MaxUnzipped caps the bytes decompressed from a zip-based file (DOCX,
+	// ODT) and MaxZipEntries its entries, against zip bombs; 0 means the
+	// defaults (DefaultMaxUnzipped, DefaultMaxZipEntries).
+	MaxUnzipped   int64
+	MaxZipEntries int
+	// OCR, when Tesseract is set, recognises the pages of image-only PDFs
+	// with the tesseract program; otherwise such files fail as "no text layer".
+	OCR OCROptions
 }
+
+// OCROptions configure OCR of scanned PDFs.
+type OCROptions struct {
+	Tesseract string   // path of the tesseract binary; "" disables OCR
+	Languages []string // tesseract language codes, e.g. ["ces", "eng"]
+}
+
+// Defaults for Options' zero values.
+const (
+	DefaultMaxUnzipped   = 1 << 30
+	DefaultMaxZipEntries = 10000
+)
 
 // parser extracts raw text from a file already known to be of its format.
 // It returns an *Error for anything wrong with the file; its output is
 // normalised by Text, so it need not clean line endings or controls.
 type parser func(content []byte, opt Options) (string, error)
 
-// parsers holds the formats that can be read today. PDF, DOCX, ODT, RTF and
-// HTML are recognised by DetectFormat and reported as unsupported until
-// their parsers are added here.
+// parsers holds the formats that can be read. Each format's file registers
+// its parser in an init function, so formats are added without touching this one.
 var parsers = map[Format]parser{
 	FormatText: func(content []byte, _ Options) (string, error) { return decodePlain(content) },
 }
@@ -40,25 +62,15 @@ var parsers = map[Format]parser{
 // Text extracts the plain text of a file. filename and contentType may be
 // empty; they only help when the bytes are ambiguous. The result is UTF-8
 // with "\n" line endings and no control characters other than "\n" and "\t".
-// It never panics: a parser that does is reported as ErrCorrupt.
-func Text(content []byte, filename, contentType string, opt Options) (text string, err error) {
+// It never panics: a parser that does is reported as ErrCorrupt; one that
+// runs past opt.Timeout is reported as ErrTimeout.
+func Text(content []byte, filename, contentType string, opt Options) (string, error) {
 	if opt.MaxBytes > 0 && int64(len(content)) > opt.MaxBytes {
 		return "", TooLarge(int64(len(content)), opt.MaxBytes)
 	}
 	if len(content) == 0 {
 		return "", &Error{Kind: ErrEmpty, Reason: ErrEmpty.Error()}
 	}
-	format := Format("")
-	defer func() {
-		if r := recover(); r != nil {
-			text = ""
-			what := "the file"
-			if format != "" {
-				what = "the " + format.Name() + " file"
-			}
-			err = newError(ErrCorrupt, "%s is damaged and could not be read (%v)", what, r)
-		}
-	}()
 	format, what := detect(content, filename, contentType)
 	parse, ok := parsers[format]
 	switch {
@@ -68,15 +80,50 @@ func Text(content []byte, filename, contentType string, opt Options) (text strin
 	default:
 		return "", newError(ErrUnsupported, "format %s is not supported yet", format.Name())
 	}
-	raw, err := parse(content, opt)
+	raw, err := runParser(parse, format, content, opt)
 	if err != nil {
 		return "", err
 	}
-	text = normalize(raw)
+	text := normalize(raw)
 	if strings.TrimFunc(text, unicode.IsSpace) == "" {
 		return "", &Error{Kind: ErrEmpty, Reason: ErrEmpty.Error()}
 	}
 	return text, nil
+}
+
+// runParser runs parse with panics turned into ErrCorrupt and, with a
+// timeout, in its own goroutine. Go cannot stop a goroutine: a parser caught
+// in a loop is abandoned (it holds its memory until it returns), and the run
+// goes on with this one document failed.
+func runParser(parse parser, format Format, content []byte, opt Options) (string, error) {
+	type result struct {
+		text string
+		err  error
+	}
+	call := func() (r result) {
+		defer func() {
+			if p := recover(); p != nil {
+				r = result{err: newError(ErrCorrupt, "the %s file is damaged and could not be read (%v)", format.Name(), p)}
+			}
+		}()
+		t, err := parse(content, opt)
+		return result{t, err}
+	}
+	if opt.Timeout <= 0 {
+		r := call()
+		return r.text, r.err
+	}
+	done := make(chan result, 1)
+	go func() { done <- call() }()
+	timer := time.NewTimer(opt.Timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.text, r.err
+	case <-timer.C:
+		return "", newError(ErrTimeout, "reading the %s file took longer than %s (extract.timeout in the configuration)",
+			format.Name(), opt.Timeout)
+	}
 }
 
 // TooLarge is the ErrTooLarge error for a file of size bytes over limit.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -252,5 +253,22 @@ func TestContentTypeAndExtensions(t *testing.T) {
 	want := ".txt .text .md .pdf .docx .odt .rtf .html .htm"
 	if got := strings.Join(Extensions(), " "); got != want {
 		t.Errorf("Extensions() = %q, want %q", got, want)
+	}
+}
+
+func TestText_Timeout(t *testing.T) {
+	slow := Format("slow-test")
+	parsers[slow] = func([]byte, Options) (string, error) {
+		time.Sleep(2 * time.Second)
+		return "late", nil
+	}
+	defer delete(parsers, slow)
+	start := time.Now()
+	_, err := runParser(parsers[slow], slow, []byte("x"), Options{Timeout: 50 * time.Millisecond})
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("got %v, want ErrTimeout", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Fatalf("timeout took %s", time.Since(start))
 	}
 }

@@ -1,0 +1,56 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The documented example file is the defaults, field for field: a field
+// added to Config but not to configs/plagd.yaml (or vice versa) fails here.
+func TestConfig_ExampleFileIsDefaults(t *testing.T) {
+	t.Setenv("PLAGD_DATABASE_URL", "")
+	t.Setenv("DATABASE_URL", "")
+	cfg, err := LoadConfig(filepath.Join("..", "configs", "plagd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := DefaultConfig(); !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("configs/plagd.yaml differs from DefaultConfig():\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestConfig_EnvOverridesAndErrors(t *testing.T) {
+	env := map[string]string{
+		"PLAGD_DATABASE_URL":          "postgres://a",
+		"DATABASE_URL":                "postgres://b",
+		"PLAGD_ENGINE_MIN_SHARED":     "3",
+		"PLAGD_SCHEDULE_DEBOUNCE":     "2s",
+		"PLAGD_EXTRACT_OCR_LANGUAGES": "deu,eng",
+	}
+	cfg := DefaultConfig()
+	if err := cfg.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DatabaseURL != "postgres://a" || cfg.Engine.MinShared != 3 || cfg.Schedule.Debounce != 2*time.Second ||
+		!reflect.DeepEqual(cfg.Extract.OCR.Languages, []string{"deu", "eng"}) {
+		t.Fatalf("env not applied: %+v", cfg)
+	}
+	env["PLAGD_ENGINE_TOP_K"] = "many"
+	if err := cfg.ApplyEnv(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "PLAGD_ENGINE_TOP_K") {
+		t.Fatalf("bad number: %v", err)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("engine:\n  min_shard: 2\n"), 0o644)
+	if _, err := LoadConfig(bad); err == nil || !strings.Contains(err.Error(), "min_shard") {
+		t.Fatalf("unknown key: %v", err)
+	}
+	os.WriteFile(bad, []byte("engine:\n  chunk_bits: 40\n"), 0o644)
+	if _, err := LoadConfig(bad); err == nil || !strings.Contains(err.Error(), "chunk_bits") {
+		t.Fatalf("out of range: %v", err)
+	}
+}
