@@ -113,7 +113,7 @@ func (m *Master) chunkBatch(ctx context.Context, st *runState, mu *sync.Mutex, w
 			st.out.Deleted = append(st.out.Deleted, t.ID)
 		case t.Failed != "":
 			st.docs.Free(d)
-			st.out.Docs = append(st.out.Docs, DocResult{ID: t.ID, Failed: t.Failed})
+			st.out.Docs = append(st.out.Docs, DocResult{ID: t.ID, Failed: t.Failed, FailedKind: t.FailedKind})
 		default:
 			todo = append(todo, Text{Doc: d, Text: t.Text})
 		}
@@ -134,7 +134,8 @@ func (m *Master) chunkBatch(ctx context.Context, st *runState, mu *sync.Mutex, w
 		if index {
 			if len(c.Chunks) == 0 {
 				st.docs.Free(c.Doc)
-				st.out.Docs = append(st.out.Docs, DocResult{ID: ext, Words: c.Words, Failed: tooShort(c.Words, st.plan.Params.WindowWords)})
+				st.out.Docs = append(st.out.Docs, DocResult{ID: ext, Words: c.Words,
+					Failed: tooShort(c.Words, st.plan.Params.WindowWords), FailedKind: "too_short"})
 				continue
 			}
 			st.docs.Set(c.Doc, uint32(len(c.Chunks)))

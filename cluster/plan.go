@@ -29,10 +29,11 @@ type Plan struct {
 
 // SourceText is one document's text as a TextSource delivers it.
 type SourceText struct {
-	ID     int64
-	Text   string
-	Failed string // non-empty: the text could not be had; the human reason
-	Gone   bool   // the document no longer exists or is deleted
+	ID         int64
+	Text       string
+	Failed     string // non-empty: the text could not be had; the human reason
+	FailedKind string // a stable code for Failed (extract.Kind names, "too_short")
+	Gone       bool   // the document no longer exists or is deleted
 }
 
 // TextSource supplies texts to a run. The daemon implements it over PostgreSQL
@@ -55,10 +56,11 @@ type Row struct {
 
 // DocResult is what a run did with one document it tried to index.
 type DocResult struct {
-	ID     int64
-	Words  int
-	Chunks int
-	Failed string // empty when indexed
+	ID         int64
+	Words      int
+	Chunks     int
+	Failed     string // empty when indexed
+	FailedKind string
 }
 
 // Outcome is the result of a run, ready to be committed by the daemon.

@@ -134,6 +134,7 @@ func writeDocState(ctx context.Context, tx pgx.Tx, runID int64, full bool, out *
 	ids := make([]int64, len(out.Docs))
 	status := make([]string, len(out.Docs))
 	reason := make([]*string, len(out.Docs))
+	kind := make([]*string, len(out.Docs))
 	words := make([]int32, len(out.Docs))
 	chunks := make([]int32, len(out.Docs))
 	for i, d := range out.Docs {
@@ -141,19 +142,20 @@ func writeDocState(ctx context.Context, tx pgx.Tx, runID int64, full bool, out *
 		status[i] = "indexed"
 		if d.Failed != "" {
 			status[i] = "failed"
-			r := d.Failed
-			reason[i] = &r
+			r, k := d.Failed, d.FailedKind
+			reason[i], kind[i] = &r, &k
 		}
 	}
 	if _, err := tx.Exec(ctx, `
-		insert into document_status (doc_id, status, error, words, chunks, run_id, updated_at)
-		select u.id, u.status, u.error, u.words, u.chunks, $6, clock_timestamp()
-		from unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::int[]) as u(id, status, error, words, chunks)
+		insert into document_status (doc_id, status, error, error_kind, words, chunks, run_id, updated_at)
+		select u.id, u.status, u.error, u.kind, u.words, u.chunks, $7, clock_timestamp()
+		from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[])
+			as u(id, status, error, kind, words, chunks)
 		join documents d on d.id = u.id
 		on conflict (doc_id) do update set status = excluded.status, error = excluded.error,
-			words = excluded.words, chunks = excluded.chunks, run_id = excluded.run_id,
-			updated_at = excluded.updated_at`,
-		ids, status, reason, words, chunks, runID); err != nil {
+			error_kind = excluded.error_kind, words = excluded.words, chunks = excluded.chunks,
+			run_id = excluded.run_id, updated_at = excluded.updated_at`,
+		ids, status, reason, kind, words, chunks, runID); err != nil {
 		return fmt.Errorf("store document status: %w", err)
 	}
 	return nil

@@ -1,9 +1,12 @@
 package daemon
 
 import (
+	"runtime"
+
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/sync/errgroup"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,6 +39,11 @@ type IngestOptions struct {
 	// Progress receives a progress bar when it is a terminal; otherwise (or
 	// when nil) progress goes to the log every few seconds.
 	Progress io.Writer
+	// Check, when set, extracts every file as the next run will, so that
+	// staff see at once which files will fail and why (they are stored all
+	// the same: the run marks them failed, and a fixed file re-ingested
+	// clears the failure). Costs one extraction per file.
+	Check *extract.Options
 }
 
 // IngestFailure is a file that was not stored, with the reason in words.
@@ -54,6 +62,11 @@ type IngestSummary struct {
 	Skipped   int             `json:"skipped"`
 	Failures  []IngestFailure `json:"failures,omitempty"`
 	Bytes     int64           `json:"bytes"` // size of the files stored or compared
+	// Formats counts the files stored, by detected format (extract.Format).
+	Formats map[string]int `json:"formats,omitempty"`
+	// Unreadable are files stored whose text cannot be extracted (with Check):
+	// the next run will mark them failed with this reason.
+	Unreadable []IngestFailure `json:"unreadable,omitempty"`
 }
 
 // Stored is the number of files now in the database as they are on disk.
@@ -151,6 +164,7 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 	if opt.Kind != "" {
 		kind = &opt.Kind
 	}
+	var contents [][]byte
 	for _, f := range files {
 		content, err := readLimited(f, opt.MaxBytes)
 		if err != nil {
@@ -162,10 +176,12 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 		batch.Queue(upsertDocument, f.externalID, strings.TrimSuffix(name, filepath.Ext(name)), kind,
 			name, nullIfEmpty(extract.ContentType(name)), content)
 		queued = append(queued, f)
+		contents = append(contents, content)
 	}
 	if len(queued) == 0 {
 		return nil
 	}
+	formats, unreadable := checkFiles(queued, contents, opt.Check)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("ingest: begin transaction: %w", err)
@@ -202,7 +218,45 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 	sum.Updated += updated
 	sum.Unchanged += unchanged
 	sum.Bytes += bytes
+	if sum.Formats == nil {
+		sum.Formats = map[string]int{}
+	}
+	for f, n := range formats {
+		sum.Formats[f] += n
+	}
+	sum.Unreadable = append(sum.Unreadable, unreadable...)
 	return nil
+}
+
+// checkFiles detects each file's format and, with opt, extracts it on all
+// cores, returning the counts by format and the files whose text cannot be had.
+func checkFiles(files []ingestFile, contents [][]byte, opt *extract.Options) (map[string]int, []IngestFailure) {
+	formats := map[string]int{}
+	reasons := make([]string, len(files))
+	for i, f := range files {
+		formats[string(extract.DetectFormat(contents[i], filepath.Base(f.path), ""))]++
+	}
+	if opt != nil {
+		var g errgroup.Group
+		g.SetLimit(runtime.GOMAXPROCS(0))
+		for i, f := range files {
+			g.Go(func() error {
+				name := filepath.Base(f.path)
+				if _, err := extract.Text(contents[i], name, extract.ContentType(name), *opt); err != nil {
+					reasons[i] = err.Error()
+				}
+				return nil
+			})
+		}
+		g.Wait()
+	}
+	var bad []IngestFailure
+	for i, r := range reasons {
+		if r != "" {
+			bad = append(bad, IngestFailure{Path: files[i].path, Reason: r})
+		}
+	}
+	return formats, bad
 }
 
 // readLimited reads a file unless it is over max bytes, checking the size

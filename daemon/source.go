@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -75,20 +76,27 @@ func (s *pgSource) textOf(id int64, deleted bool, content []byte, filename, ctyp
 		return cluster.SourceText{ID: id, Gone: true}
 	case content != nil:
 		t, err := extract.Text(content, filename, ctype, s.opt)
-		if err != nil {
-			return cluster.SourceText{ID: id, Failed: err.Error()}
-		}
-		return cluster.SourceText{ID: id, Text: t}
+		return sourceText(id, t, err)
 	case text != nil:
 		// Plain text from the integrator goes through the same clean-up as files.
 		t, err := extract.Text([]byte(*text), "", "text/plain; charset=utf-8", s.opt)
-		if err != nil {
-			return cluster.SourceText{ID: id, Failed: err.Error()}
-		}
-		return cluster.SourceText{ID: id, Text: t}
+		return sourceText(id, t, err)
 	default:
-		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text"}
+		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text", FailedKind: "no_content"}
 	}
+}
+
+// sourceText turns an extraction result into a SourceText.
+func sourceText(id int64, text string, err error) cluster.SourceText {
+	if err == nil {
+		return cluster.SourceText{ID: id, Text: text}
+	}
+	kind := "error"
+	var xe *extract.Error
+	if errors.As(err, &xe) {
+		kind = xe.Kind.String()
+	}
+	return cluster.SourceText{ID: id, Failed: err.Error(), FailedKind: kind}
 }
 
 // Stored implements cluster.TextSource.

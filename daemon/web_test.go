@@ -34,6 +34,11 @@ func TestDaemon_Pages(t *testing.T) {
 	if err := pool.QueryRow(t.Context(), `select doc_id from similarities order by shared_chunks desc limit 1`).Scan(&docID); err != nil {
 		t.Fatalf("no similarities to show: %v", err)
 	}
+	var kind string
+	if err := pool.QueryRow(t.Context(), `select s.error_kind from document_status s join documents d on d.id = s.doc_id
+		where d.external_id = 'bad'`).Scan(&kind); err != nil || kind != "binary" {
+		t.Fatalf("error_kind of the binary upload: %q, %v; want binary", kind, err)
+	}
 	srv := httptest.NewServer(d.routes())
 	defer srv.Close()
 	get := func(path string, status int, want ...string) {

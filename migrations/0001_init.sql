@@ -35,6 +35,7 @@ create table document_status (
     doc_id     bigint primary key references documents(id) on delete cascade,
     status     text not null check (status in ('indexed', 'failed')),
     error      text,                        -- human-readable reason when failed
+    error_kind text,                        -- stable code: empty, corrupt, encrypted, no_text_layer, too_short, ...
     words      integer not null default 0,
     chunks     integer not null default 0,  -- distinct chunk IDs: the similarity denominator
     run_id     bigint not null,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,8 +21,9 @@ func init() { register(newIngestCmd) }
 // `plagd status` then lists files whose text could not be extracted.
 func newIngestCmd(g *globals) *cobra.Command {
 	var (
-		kind string
-		exts []string
+		kind    string
+		exts    []string
+		noCheck bool
 	)
 	cmd := &cobra.Command{
 		Use:   "ingest [--kind KIND] [--ext .txt,.pdf] PATH...",
@@ -57,13 +59,18 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 			}
 			defer pool.Close()
 
-			sum, err := daemon.Ingest(ctx, pool, daemon.IngestOptions{
+			opt := daemon.IngestOptions{
 				Kind:     kind,
 				Roots:    args,
 				Exts:     exts,
 				MaxBytes: cfg.Extract.MaxBytes,
 				Progress: os.Stderr,
-			}, logger(cfg))
+			}
+			if !noCheck {
+				check := cfg.ExtractOptions()
+				opt.Check = &check
+			}
+			sum, err := daemon.Ingest(ctx, pool, opt, logger(cfg))
 			printIngestSummary(sum)
 			if err != nil {
 				return err
@@ -74,6 +81,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 	f := cmd.Flags()
 	f.StringVar(&kind, "kind", "", "document kind stored with each file (thesis, essay, ...)")
 	f.StringSliceVar(&exts, "ext", nil, "only files with these extensions, comma-separated (default: all supported formats)")
+	f.BoolVar(&noCheck, "no-check", false, "do not extract each file now to report unreadable ones (faster bulk imports)")
 	return cmd
 }
 
@@ -83,6 +91,24 @@ func printIngestSummary(s daemon.IngestSummary) {
 		printf(", skipped %d (other extensions)", s.Skipped)
 	}
 	printf("; %s\n", formatBytes(s.Bytes))
+	if len(s.Formats) > 0 {
+		names := make([]string, 0, len(s.Formats))
+		for f := range s.Formats {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+		printf("formats:")
+		for _, f := range names {
+			printf(" %s %d", extract.Format(f).Name(), s.Formats[f])
+		}
+		printf("\n")
+	}
+	if len(s.Unreadable) > 0 {
+		printf("\nstored, but no text can be extracted (the next run marks them failed):\n")
+		for _, f := range s.Unreadable {
+			printf("  %s: %s\n", f.Path, f.Reason)
+		}
+	}
 	if len(s.Failures) > 0 {
 		printf("\nnot stored:\n")
 		for _, f := range s.Failures {

@@ -86,7 +86,8 @@ func TestCLI_Workflow(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "thesis.txt"), []byte("Introduction to the topic. "+shared+" Further chapters follow with much more text."), 0o644)
 	os.WriteFile(filepath.Join(dir, "essay.txt"), []byte(shared), 0o644)
 	os.WriteFile(filepath.Join(dir, "empty.txt"), []byte("   \n"), 0o644)
-	if out, code := plagd(t, url, "ingest", "--kind", "essay", dir); code != 0 || !strings.Contains(out, "3") {
+	if out, code := plagd(t, url, "ingest", "--kind", "essay", dir); code != 0 || !strings.Contains(out, "added 3") ||
+		!strings.Contains(out, "plain text 3") || !strings.Contains(out, "empty.txt: the document contains no text") {
 		t.Fatalf("ingest: exit %d: %s", code, out)
 	}
 	out, code := plagd(t, url, "run")
@@ -123,6 +124,21 @@ func TestCLI_Workflow(t *testing.T) {
 	}
 	if st.Documents.Indexed != 2 || st.Documents.Failed != 1 || len(st.Failed) != 1 || !strings.Contains(st.Failed[0].Error, "no text") {
 		t.Fatalf("status: %+v", st)
+	}
+
+	// Re-ingesting the fixed file clears its failure at the next run.
+	os.WriteFile(filepath.Join(dir, "empty.txt"), []byte("now the file holds a proper sentence of text"), 0o644)
+	if out, code := plagd(t, url, "ingest", dir); code != 0 || !strings.Contains(out, "updated 1") {
+		t.Fatalf("re-ingest: exit %d: %s", code, out)
+	}
+	if out, code := plagd(t, url, "run"); code != 0 || !strings.Contains(out, "failed 0") {
+		t.Fatalf("run after fix: exit %d: %s", code, out)
+	}
+	out, _ = plagd(t, url, "status", "--json")
+	st = daemon.Status{}
+	json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st)
+	if st.Documents.Failed != 0 || st.Documents.Indexed != 3 {
+		t.Fatalf("status after fix: %+v", st.Documents)
 	}
 
 	// A second master is refused while one holds the lock.
