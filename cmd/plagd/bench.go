@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -67,9 +66,7 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return printJSON(rep)
 			}
 			return nil
 		},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -62,3 +63,10 @@ func connect(ctx context.Context, cfg daemon.Config) (*pgxpool.Pool, error) {
 }
 
 func printf(format string, args ...any) { fmt.Fprintf(os.Stdout, format, args...) }
+
+// printJSON writes v to stdout as indented JSON (the --json output of every command).
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

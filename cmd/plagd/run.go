@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -45,9 +43,7 @@ when the index in the data directory is missing, stale or damaged.`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return printJSON(rep)
 			}
 			if rep.Kind == "none" {
 				printf("nothing to do: no pending changes; run %d is current\n", rep.ID)

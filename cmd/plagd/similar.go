@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -56,9 +55,7 @@ chunks found in DOC (OTHER→DOC).`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
+				return printJSON(struct {
 					Document daemon.DocInfo      `json:"document"`
 					Similar  []daemon.SimilarRow `json:"similar"`
 				}{doc, rows})

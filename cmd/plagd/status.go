@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -52,9 +51,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return printJSON(st)
 			}
 			writeStatus(os.Stdout, st, time.Now())
 			return nil
