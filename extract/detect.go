@@ -83,6 +83,11 @@ func sniff(content []byte, declared Format) (Format, string) {
 	case bytes.HasPrefix(content, []byte("PK\x03\x04")), bytes.HasPrefix(content, []byte("PK\x05\x06")):
 		return sniffZip(content, declared)
 	case bytes.HasPrefix(content, oleMagic):
+		if isEncryptedOOXML(content) {
+			// A password-protected DOCX is an OLE2 container holding the
+			// encrypted package: its parser reports it as encrypted.
+			return FormatDOCX, FormatDOCX.Name()
+		}
 		if declared == FormatDOC {
 			return FormatDOC, FormatDOC.Name()
 		}

@@ -1,7 +1,9 @@
 // Package extract turns the bytes of an uploaded file into plain text.
 //
 // It is pure: no I/O, no global state beyond read-only tables, so nodes can
-// call it concurrently and tests need nothing but bytes. Every failure is an
+// call it concurrently and tests need nothing but bytes. The one exception is
+// OCR of scanned PDFs (ocr.go), which runs pdftoppm and tesseract when
+// Options.OCR asks for it. Every failure is an
 // *Error whose Reason is stored on the document, because "bad input never
 // stops the run" (DESIGN.md §3) and archive staff need to know why a file
 // produced no text.

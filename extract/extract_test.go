@@ -132,8 +132,8 @@ func TestErrors(t *testing.T) {
 		{"high bytes", highOnly, "notes.txt", Options{}, ErrBinary, "binary data, not text: "},
 		{"png named txt", append([]byte("\x89PNG\r\n\x1a\n"), garbage...), "notes.txt", Options{}, ErrBinary, "binary data, not text: PNG image"},
 		{"elf", append([]byte("\x7fELF"), garbage...), "a.out", Options{}, ErrBinary, "executable"},
-		{"pdf", []byte("%PDF-1.7\n..."), "a.pdf", Options{}, ErrUnsupported, "format PDF is not supported yet"},
-		{"html", []byte("<!DOCTYPE html><p>x"), "a.html", Options{}, ErrUnsupported, "format HTML is not supported yet"},
+		{"truncated pdf", []byte("%PDF-1.7\n..."), "a.pdf", Options{}, ErrCorrupt, "truncated"},
+		{"html without text", []byte("<!DOCTYPE html><p> </p><script>var x = 1</script>"), "a.html", Options{}, ErrEmpty, "no text"},
 		{"doc", append(append([]byte{}, oleMagic...), garbage...), "old.doc", Options{}, ErrUnsupported, "Word 97-2003"},
 	}
 	for _, c := range cases {
@@ -162,8 +162,9 @@ func TestErrors(t *testing.T) {
 }
 
 func TestPanicBecomesCorrupt(t *testing.T) {
+	real := parsers[FormatRTF]
 	parsers[FormatRTF] = func([]byte, Options) (string, error) { panic("bad table") }
-	defer delete(parsers, FormatRTF)
+	defer func() { parsers[FormatRTF] = real }()
 	_, err := Text([]byte(`{\rtf1 hello}`), "a.rtf", "", Options{})
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "RTF") {
 		t.Fatalf("got %v, want ErrCorrupt naming RTF", err)

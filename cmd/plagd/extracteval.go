@@ -1,0 +1,482 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/plagd/plagd/extract"
+)
+
+func init() { register(newExtractEvalCmd) }
+
+// newExtractEvalCmd is `plagd extract-eval`: the extraction quality report of
+// docs/EXTRACTION.md. It reads the fixture manifest (extract/testdata, made by
+// scripts/make-extract-fixtures.sh), extracts every fixture with plagd and the
+// PDFs also with poppler's pdftotext, and prints word F1 per fixture and per
+// format for both. It needs no database and no configuration.
+func newExtractEvalCmd(_ *globals) *cobra.Command {
+	var (
+		dir       string
+		pdftotext string
+		ocr       bool
+		markdown  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "extract-eval [--testdata DIR] [--pdftotext PATH] [--ocr] [--markdown]",
+		Short: "Measure text extraction against the fixtures (word F1, plagd vs pdftotext)",
+		Long: `Extract every file listed in DIR/manifest.tsv (default extract/testdata) and
+compare the text with the file's true source text: word precision, recall and
+F1 over the multiset of lower-cased letter/digit runs, and F1 of adjacent word
+pairs (which also sees glued or split words and reading-order errors). Files
+expected to fail show the failure kind and the reason plagd gives.
+
+PDFs are also extracted with pdftotext from poppler-utils, when it is
+installed, for comparison. --ocr also reads the scanned fixtures with the
+tesseract program (from PATH). --markdown prints the tables as Markdown, as in
+docs/EXTRACTION.md.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Sprintf("plagd extract-eval takes no arguments, got %q", args)}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rows, err := readEvalManifest(filepath.Join(dir, "manifest.tsv"))
+			if err != nil {
+				return err
+			}
+			if pdftotext != "" {
+				if p, err := exec.LookPath(pdftotext); err == nil {
+					pdftotext = p
+				} else {
+					fmt.Fprintf(os.Stderr, "plagd: %s not found, PDFs are not compared with it\n", pdftotext)
+					pdftotext = ""
+				}
+			}
+			tesseract := ""
+			if ocr {
+				if tesseract, err = exec.LookPath("tesseract"); err != nil {
+					return fmt.Errorf("--ocr: %w", err)
+				}
+			}
+			var results []evalResult
+			for _, row := range rows {
+				r, err := runEvalRow(cmd.Context(), dir, row, pdftotext, tesseract)
+				if err != nil {
+					return err
+				}
+				results = append(results, r)
+			}
+			printEval(os.Stdout, results, pdftotext != "", markdown)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "testdata", filepath.Join("extract", "testdata"), "fixture directory with manifest.tsv")
+	f.StringVar(&pdftotext, "pdftotext", "pdftotext", `pdftotext program to compare PDFs with ("" to skip)`)
+	f.BoolVar(&ocr, "ocr", false, "read scanned PDFs with tesseract (from PATH)")
+	f.BoolVar(&markdown, "markdown", false, "print Markdown tables")
+	return cmd
+}
+
+type evalRow struct {
+	file, notes string
+	sources     []string
+	expect      string
+	opt         extract.Options
+}
+
+type evalOutcome struct {
+	ran          bool   // false: not applicable (pdftotext on a DOCX)
+	outcome      string // "ok" or a failure kind
+	reason       string
+	word, bigram evalScore
+	glued, split int
+}
+
+type evalResult struct {
+	row            evalRow
+	group          string
+	plagd, poppler evalOutcome
+	elapsed        time.Duration
+}
+
+func readEvalManifest(path string) ([]evalRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w (run scripts/make-extract-fixtures.sh, or give --testdata)", err)
+	}
+	defer f.Close()
+	var rows []evalRow
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if n == 1 || strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) != 4 {
+			return nil, fmt.Errorf("%s:%d: want 4 tab-separated columns, got %d", path, n, len(cols))
+		}
+		row := evalRow{file: cols[0], expect: cols[2], notes: cols[3], opt: extract.Options{Timeout: time.Minute}}
+		if cols[1] != "-" {
+			row.sources = strings.Split(cols[1], "+")
+		}
+		for _, field := range strings.FieldsFunc(row.notes, func(r rune) bool { return r == ';' || r == ' ' }) {
+			if v, ok := strings.CutPrefix(field, "opt:max_unzipped="); ok {
+				if row.opt.MaxUnzipped, err = strconv.ParseInt(v, 10, 64); err != nil {
+					return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, sc.Err()
+}
+
+func runEvalRow(ctx context.Context, dir string, row evalRow, pdftotext, tesseract string) (evalResult, error) {
+	res := evalResult{row: row, group: evalGroup(row.file)}
+	path := filepath.Join(dir, row.file)
+	content, err := os.ReadFile(path)
+	if err != nil {
+		return res, err
+	}
+	var truth []string
+	if row.sources != nil {
+		var b strings.Builder
+		for _, s := range row.sources {
+			data, err := os.ReadFile(filepath.Join(dir, s))
+			if err != nil {
+				return res, err
+			}
+			b.Write(data)
+			b.WriteByte('\n')
+		}
+		truth = evalWords(b.String())
+	}
+
+	name := filepath.Base(row.file)
+	opt := row.opt
+	if tesseract != "" {
+		opt.OCR = extract.OCROptions{Tesseract: tesseract,
+			Languages: map[string][]string{"en": {"eng"}, "cs": {"ces"}, "de": {"deu"}}[name[:min(2, len(name))]]}
+	}
+	start := time.Now()
+	text, err := extract.Text(content, name, extract.ContentType(name), opt)
+	res.elapsed = time.Since(start)
+	res.plagd = scoreOutcome(text, err, truth)
+
+	if pdftotext != "" && extract.DetectFormat(content, name, "") == extract.FormatPDF {
+		cmd := exec.CommandContext(ctx, pdftotext, "-enc", "UTF-8", path, "-")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			msg := strings.TrimSpace(stderr.String())
+			if i := strings.IndexByte(msg, '\n'); i >= 0 {
+				msg = msg[:i]
+			}
+			res.poppler = evalOutcome{ran: true, outcome: "error", reason: fmt.Sprintf("%v: %s", err, msg)}
+		} else {
+			res.poppler = scoreOutcome(string(out), nil, truth)
+		}
+	}
+	return res, nil
+}
+
+// scoreOutcome scores one extraction; text with no words counts as "empty".
+func scoreOutcome(text string, err error, truth []string) evalOutcome {
+	o := evalOutcome{ran: true}
+	var xerr *extract.Error
+	switch {
+	case errors.As(err, &xerr):
+		o.outcome, o.reason = xerr.Kind.String(), xerr.Reason
+		return o
+	case err != nil:
+		o.outcome, o.reason = "error", err.Error()
+		return o
+	}
+	got := evalWords(text)
+	if len(got) == 0 {
+		o.outcome = "empty"
+		return o
+	}
+	o.outcome = "ok"
+	if truth != nil {
+		o.word = evalMultisetF1(got, truth)
+		o.bigram = evalMultisetF1(evalBigrams(got), evalBigrams(truth))
+		glued, split := evalBoundaryErrors(got, truth)
+		o.glued, o.split = len(glued), len(split)
+	}
+	return o
+}
+
+// evalGroup is the per-format table's row: extension and variant ("pdf 2col").
+func evalGroup(file string) string {
+	if strings.HasPrefix(file, "broken/") {
+		return "broken"
+	}
+	parts := strings.Split(filepath.Base(file), ".")
+	if len(parts) >= 3 {
+		return parts[len(parts)-1] + " " + parts[len(parts)-2]
+	}
+	return parts[len(parts)-1]
+}
+
+func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
+	cell := func(o evalOutcome, scored bool) string {
+		switch {
+		case !o.ran:
+			return ""
+		case o.outcome != "ok" || !scored:
+			return o.outcome
+		}
+		return fmt.Sprintf("%.4f / %.4f", o.word.F1, o.bigram.F1)
+	}
+	table := func(header []string, rows [][]string) {
+		if markdown {
+			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat(" --- |", len(header)))
+			for _, r := range rows {
+				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+			}
+			fmt.Fprintln(w)
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(header, "\t"))
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+
+	// Fixtures with a true text and expected to be read.
+	header := []string{"fixture", "plagd F1 words / bigrams", "P", "R", "glued", "split"}
+	if withPoppler {
+		header = append(header, "pdftotext F1 words / bigrams", "glued", "split")
+	}
+	var rows [][]string
+	for _, r := range results {
+		if r.row.expect != "ok" {
+			continue
+		}
+		p := r.plagd
+		row := []string{r.row.file, cell(p, true), "", "", "", ""}
+		if p.outcome == "ok" {
+			row[2], row[3] = fmt.Sprintf("%.4f", p.word.P), fmt.Sprintf("%.4f", p.word.R)
+			row[4], row[5] = strconv.Itoa(p.glued), strconv.Itoa(p.split)
+		}
+		if withPoppler {
+			q := r.poppler
+			row = append(row, cell(q, true), "", "")
+			if q.outcome == "ok" {
+				row[len(row)-2], row[len(row)-1] = strconv.Itoa(q.glued), strconv.Itoa(q.split)
+			}
+		}
+		rows = append(rows, row)
+	}
+	fmt.Fprintln(w, "Readable fixtures (F1 of words / F1 of word bigrams against the source text):")
+	table(header, rows)
+
+	// Per format: mean and minimum word F1.
+	type agg struct {
+		n, ok, pn, pok int
+		f1, bi, min    float64
+		pf1, pbi, pmin float64
+	}
+	groups := map[string]*agg{}
+	for _, r := range results {
+		if r.row.expect != "ok" {
+			continue
+		}
+		g := groups[r.group]
+		if g == nil {
+			g = &agg{min: 1, pmin: 1}
+			groups[r.group] = g
+		}
+		g.n++
+		if r.plagd.outcome == "ok" {
+			g.ok++
+			g.f1 += r.plagd.word.F1
+			g.bi += r.plagd.bigram.F1
+			g.min = min(g.min, r.plagd.word.F1)
+		} else {
+			g.min = 0
+		}
+		if r.poppler.ran {
+			g.pn++
+			if r.poppler.outcome == "ok" {
+				g.pok++
+				g.pf1 += r.poppler.word.F1
+				g.pbi += r.poppler.bigram.F1
+				g.pmin = min(g.pmin, r.poppler.word.F1)
+			} else {
+				g.pmin = 0
+			}
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	mean := func(sum float64, n, ok int) string {
+		if ok == 0 {
+			return "-"
+		}
+		// A failed extraction counts as F1 0 in the mean.
+		return fmt.Sprintf("%.4f", sum/float64(n))
+	}
+	header = []string{"format", "files", "plagd mean F1", "plagd min F1", "plagd bigram F1"}
+	if withPoppler {
+		header = append(header, "pdftotext mean F1", "pdftotext min F1", "pdftotext bigram F1")
+	}
+	rows = nil
+	for _, n := range names {
+		g := groups[n]
+		row := []string{n, strconv.Itoa(g.n), mean(g.f1, g.n, g.ok), fmt.Sprintf("%.4f", g.min), mean(g.bi, g.n, g.ok)}
+		if withPoppler {
+			if g.pn == 0 {
+				row = append(row, "", "", "")
+			} else {
+				row = append(row, mean(g.pf1, g.pn, g.pok), fmt.Sprintf("%.4f", g.pmin), mean(g.pbi, g.pn, g.pok))
+			}
+		}
+		rows = append(rows, row)
+	}
+	fmt.Fprintln(w, "Per format (a fixture that fails counts as F1 0):")
+	table(header, rows)
+
+	// Fixtures expected to fail, and scanned ones (OCR), with what they yield.
+	header = []string{"fixture", "expected", "plagd", "reason"}
+	if withPoppler {
+		header = append(header, "pdftotext")
+	}
+	rows = nil
+	for _, r := range results {
+		if r.row.expect == "ok" {
+			continue
+		}
+		p := r.plagd
+		got := p.outcome
+		if got == "ok" && r.row.sources != nil {
+			got = fmt.Sprintf("ok (OCR), F1 %.4f", p.word.F1)
+		}
+		row := []string{r.row.file, strings.ReplaceAll(r.row.expect, "|", " or "), got, strings.ReplaceAll(p.reason, "|", "/")}
+		if withPoppler {
+			q := r.poppler
+			s := cell(q, r.row.sources != nil)
+			if q.outcome == "error" {
+				s = "error: " + q.reason
+			}
+			row = append(row, strings.ReplaceAll(s, "|", "/"))
+		}
+		rows = append(rows, row)
+	}
+	fmt.Fprintln(w, "Fixtures that must fail:")
+	table(header, rows)
+}
+
+// The scoring below is a copy of extract/f1_test.go (scoreWords, multisetF1,
+// wordBigrams, boundaryErrors), which TestQuality uses; keep them the same.
+
+type evalScore struct{ P, R, F1 float64 }
+
+func evalWords(text string) []string {
+	text = norm.NFC.String(text)
+	var out []string
+	start := -1
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, strings.ToLower(text[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(text[start:]))
+	}
+	return out
+}
+
+func evalMultisetF1(got, want []string) evalScore {
+	if len(got) == 0 || len(want) == 0 {
+		if len(got) == len(want) {
+			return evalScore{1, 1, 1}
+		}
+		return evalScore{}
+	}
+	count := make(map[string]int, len(want))
+	for _, w := range want {
+		count[w]++
+	}
+	common := 0
+	for _, g := range got {
+		if count[g] > 0 {
+			count[g]--
+			common++
+		}
+	}
+	if common == 0 {
+		return evalScore{}
+	}
+	p := float64(common) / float64(len(got))
+	r := float64(common) / float64(len(want))
+	return evalScore{p, r, 2 * p * r / (p + r)}
+}
+
+func evalBigrams(ws []string) []string {
+	if len(ws) < 2 {
+		return nil
+	}
+	out := make([]string, len(ws)-1)
+	for i := range out {
+		out[i] = ws[i] + " " + ws[i+1]
+	}
+	return out
+}
+
+func evalBoundaryErrors(got, want []string) (glued, split []string) {
+	vocab := make(map[string]bool, len(want))
+	for _, w := range want {
+		vocab[w] = true
+	}
+	for i, g := range got {
+		if !vocab[g] {
+			for j := 1; j < len(g); j++ {
+				if vocab[g[:j]] && vocab[g[j:]] {
+					glued = append(glued, g[:j]+"|"+g[j:])
+					break
+				}
+			}
+		}
+		if i+1 < len(got) {
+			a, b := g, got[i+1]
+			if (!vocab[a] || !vocab[b]) && vocab[a+b] {
+				split = append(split, a+"|"+b)
+			}
+		}
+	}
+	return glued, split
+}

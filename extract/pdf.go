@@ -1,0 +1,251 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	pdf "github.com/ledongthuc/pdf"
+)
+
+// This file reads PDFs: it opens the file (repairing the header and
+// trailer quirks the library is strict about), reads every page's glyphs
+// (pdf_content.go), rebuilds text from their positions (pdf_layout.go,
+// pdf_clean.go), and recognises the PDFs that have no text to read: scans,
+// which go to OCR when it is enabled (ocr.go), and password-protected files.
+
+func init() { parsers[FormatPDF] = parsePDF }
+
+// Thresholds for telling a scan from a document with text.
+const (
+	// minPageGlyphs: a page with fewer glyphs than this but an image is a
+	// scanned page (a scanner may stamp a date or a page number as text).
+	minPageGlyphs = 20
+	// maxUnmapped: above this share of undecodable glyphs the text layer is
+	// useless (fonts without a Unicode mapping) and is treated like a scan.
+	maxUnmapped = 0.5
+	// maxPages bounds the page tree walk, against cyclic or absurd trees.
+	maxPages = 100000
+)
+
+func parsePDF(content []byte, opt Options) (string, error) {
+	r, err := openPDF(content)
+	if err != nil {
+		return "", err
+	}
+	pages, err := pageList(r)
+	if err != nil {
+		return "", err
+	}
+	contents := make([]pageContent, len(pages))
+	for i, p := range pages {
+		contents[i] = readPage(p)
+	}
+	if err := unreadable(r, contents); err != nil {
+		return "", err
+	}
+	scanned, unmapped := classifyPages(contents)
+	if len(scanned) > 0 || unmapped {
+		return ocrFallback(content, contents, scanned, unmapped, opt)
+	}
+	return layoutPages(contents, nil), nil
+}
+
+// unreadable reports a document none of whose pages could be read, which
+// would otherwise pass for an empty one. The usual cause is encryption the
+// library gets wrong (40-bit RC4) or damaged compressed streams.
+func unreadable(r *pdf.Reader, contents []pageContent) *Error {
+	var failure any
+	for _, c := range contents {
+		if c.drawn > 0 || c.images > 0 {
+			return nil
+		}
+		if failure == nil {
+			failure = c.failure
+		}
+	}
+	if failure == nil {
+		return nil
+	}
+	if !r.Trailer().Key("Encrypt").IsNull() {
+		return newError(ErrEncrypted, "the PDF is encrypted in a way plagd could not decrypt (%v); save it again without protection", failure)
+	}
+	return newError(ErrCorrupt, "the PDF is damaged: its pages could not be read (%v)", failure)
+}
+
+// classifyPages finds the pages that are images without text, and whether
+// the document's text layer is mostly undecodable.
+func classifyPages(contents []pageContent) (scanned []int, unmapped bool) {
+	drawn, bad := 0, 0
+	for i, c := range contents {
+		drawn += c.drawn
+		bad += c.unmapped
+		if c.images > 0 && c.drawn-c.unmapped < minPageGlyphs {
+			scanned = append(scanned, i)
+		}
+	}
+	return scanned, drawn > 0 && float64(bad) > maxUnmapped*float64(drawn)
+}
+
+// ocrFallback handles documents with pages that have no usable text. With
+// OCR enabled those pages (all pages, when the fonts are undecodable) are
+// recognised; otherwise the document fails with ErrNoTextLayer when it has
+// nothing else, and keeps the text of its other pages when it has.
+func ocrFallback(content []byte, contents []pageContent, scanned []int, unmapped bool, opt Options) (string, error) {
+	if unmapped {
+		scanned = scanned[:0]
+		for i := range contents {
+			scanned = append(scanned, i)
+		}
+	}
+	if opt.OCR.Tesseract != "" {
+		texts, err := ocrPages(content, scanned, opt)
+		if err != nil {
+			return "", err
+		}
+		return layoutPages(contents, texts), nil
+	}
+	if unmapped {
+		return "", newError(ErrNoTextLayer, "no text layer: the fonts of this PDF do not say which letters they draw (no Unicode mapping), so its %d pages can only be read by OCR; enable OCR (extract.ocr)", len(contents))
+	}
+	if len(scanned) < len(contents) {
+		// Some pages are scans (an inserted signed declaration, a figure
+		// page): the text of the others is still the document.
+		return layoutPages(contents, nil), nil
+	}
+	return "", noTextLayer(len(contents), "enable OCR (extract.ocr) to read them")
+}
+
+// noTextLayer is the ErrNoTextLayer error of a scan of n pages; hint says
+// what to do about it.
+func noTextLayer(n int, hint string) *Error {
+	if n == 1 {
+		return newError(ErrNoTextLayer, "no text layer: the page is an image (a scan); %s", strings.Replace(hint, "them", "it", 1))
+	}
+	return newError(ErrNoTextLayer, "no text layer: the %d pages are images (a scan); %s", n, hint)
+}
+
+// layoutPages turns pages into text. ocr, when not nil, replaces the text
+// of the pages it has.
+func layoutPages(contents []pageContent, ocr map[int]string) string {
+	pages := make([]pageLines, len(contents))
+	for i, c := range contents {
+		pages[i] = pageLines{lines: groupLines(c.glyphs), top: c.top, bottom: c.bottom}
+	}
+	dropRunningLines(pages)
+	var all []textLine
+	for i, p := range pages {
+		if t, ok := ocr[i]; ok {
+			all = append(all, ocrLines(t)...)
+			continue
+		}
+		for _, b := range readingOrder(p.lines, 2) {
+			all = append(all, blockLines(b)...)
+		}
+	}
+	return renderLines(joinHyphenated(all))
+}
+
+// ocrLines splits OCR output into lines for hyphen joining: blank lines
+// separate paragraphs.
+func ocrLines(text string) []textLine {
+	var out []textLine
+	before := breakBlock
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "" {
+			if len(out) > 0 {
+				before = breakPara
+			}
+			continue
+		}
+		out = append(out, textLine{text: strings.TrimSpace(cleanGlyph(l)), before: before})
+		before = breakLine
+	}
+	return out
+}
+
+// openPDF opens a PDF, mapping the library's failures to error kinds.
+//
+// The library insists on a "%PDF-1.x" header at byte 0 and "%%EOF" within
+// the last 100 bytes. Readers accept more and so do real files: PDF 2.0
+// headers, junk before the header (some mail gateways), and padding or
+// junk after the last %%EOF (incomplete transfers padded with zeros, or
+// files concatenated by buggy upload code). Such files are repaired in a
+// copy; a file with no %%EOF at all is truncated.
+func openPDF(content []byte) (*pdf.Reader, error) {
+	i := bytes.Index(content[:min(len(content), 1024)], []byte("%PDF-"))
+	if i < 0 {
+		return nil, newError(ErrCorrupt, "not a PDF: the file is named or typed as a PDF but has no PDF header")
+	}
+	content = content[i:]
+	eof := bytes.LastIndex(content, []byte("%%EOF"))
+	if eof < 0 {
+		return nil, newError(ErrCorrupt, "the PDF is truncated (it does not end with %%%%EOF): probably an incomplete upload or copy")
+	}
+	if tail := content[eof+5:]; len(bytes.TrimSpace(tail)) > 0 || len(tail) > 50 {
+		content = content[:eof+5]
+	}
+	if h := content[:min(len(content), 9)]; len(h) < 9 || h[5] != '1' || h[6] != '.' || h[7] < '0' || h[7] > '7' || (h[8] != '\r' && h[8] != '\n') {
+		fixed := bytes.Clone(content)
+		if len(fixed) < 9 {
+			return nil, newError(ErrCorrupt, "the PDF is truncated: the file is only %d bytes long", len(content))
+		}
+		copy(fixed[5:9], "1.7\n")
+		content = fixed
+	}
+	r, err := pdf.NewReaderEncrypted(bytes.NewReader(content), int64(len(content)), func() string { return "" })
+	if err != nil {
+		return nil, pdfOpenError(err)
+	}
+	return r, nil
+}
+
+// pdfOpenError explains why the library could not open a file.
+func pdfOpenError(err error) *Error {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, pdf.ErrInvalidPassword):
+		return newError(ErrEncrypted, "the PDF is password-protected")
+	case strings.Contains(msg, "256-bit"), strings.Contains(msg, "R=5"), strings.Contains(msg, "R=6"), strings.Contains(msg, "V=5"):
+		// AES-256 (PDF 1.7 extension level 3 and PDF 2.0) is also used
+		// with an empty password only to forbid copying or printing.
+		return newError(ErrEncrypted, "the PDF is encrypted with AES-256, which plagd cannot read (it may also need a password); save it again without protection or copy restrictions")
+	case strings.Contains(msg, "encryption"):
+		return newError(ErrEncrypted, "the PDF is encrypted in a way plagd cannot read (%s); save it again without protection", msg)
+	}
+	return newError(ErrCorrupt, "the PDF is damaged and could not be read (%s)", msg)
+}
+
+// pageList walks the page tree once. Reader.Page walks it from the root for
+// every page, which is quadratic in the page count, and follows cycles
+// into a hang.
+func pageList(r *pdf.Reader) ([]pdf.Page, error) {
+	root := r.Trailer().Key("Root").Key("Pages")
+	var pages []pdf.Page
+	visits := 0 // a cycle in the tree without leaves would otherwise explode
+	var walk func(v pdf.Value, depth int)
+	walk = func(v pdf.Value, depth int) {
+		visits++
+		if depth > 64 || len(pages) >= maxPages || visits > 4*maxPages {
+			return
+		}
+		kids := v.Key("Kids")
+		if kids.Kind() != pdf.Array {
+			if v.Kind() == pdf.Dict && (v.Key("Type").Name() == "Page" || !v.Key("Contents").IsNull()) {
+				pages = append(pages, pdf.Page{V: v})
+			}
+			return
+		}
+		for i := 0; i < kids.Len() && len(pages) < maxPages; i++ {
+			walk(kids.Index(i), depth+1)
+		}
+	}
+	walk(root, 0)
+	if len(pages) == 0 {
+		if root.IsNull() {
+			return nil, newError(ErrCorrupt, "the PDF is damaged: it has no page tree")
+		}
+		return nil, newError(ErrCorrupt, "the PDF has no pages")
+	}
+	return pages, nil
+}
