@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"testing"
@@ -17,7 +18,7 @@ import (
 //	go test ./invindex -run '^$' -bench . -benchtime 5x
 //
 // Custom metrics: Mpostings/s (throughput), index-B/posting (Slice.Bytes),
-// alloc-B/posting (everything the operation allocated; add the 4 B/posting
+// alloc-B/posting (everything the operation allocated; add the 5 B/posting
 // of the input DocChunks for the build's peak), df1-% (share of keys with
 // df = 1).
 
@@ -94,10 +95,20 @@ func allocBytes(f func()) uint64 {
 	return b.TotalAlloc - a.TotalAlloc
 }
 
+// BenchmarkBuildSlice: documents of ~2,000 chunks, and short ones of ~95
+// (DESIGN.md's 1M-document archive of 100-word texts). The 100M cases need
+// about 3 GiB and a minute each to generate: they run only with
+// PLAGD_BENCH_BIG=1.
 func BenchmarkBuildSlice(b *testing.B) {
-	for _, size := range []int{1_000_000, 10_000_000} {
-		b.Run(fmt.Sprintf("postings=%dM", size/1_000_000), func(b *testing.B) {
-			c := makeBenchCorpus(size, 2000, 0.4)
+	for _, tc := range []struct{ size, perDoc int }{
+		{1_000_000, 2000}, {10_000_000, 2000}, {10_000_000, 95}, {100_000_000, 1000}, {100_000_000, 95},
+	} {
+		size := tc.size
+		if size > 10_000_000 && os.Getenv("PLAGD_BENCH_BIG") == "" {
+			continue
+		}
+		b.Run(fmt.Sprintf("postings=%dM/perDoc=%d", size/1_000_000, tc.perDoc), func(b *testing.B) {
+			c := makeBenchCorpus(size, tc.perDoc, 0.4)
 			b.ReportAllocs()
 			var s *Slice
 			var alloc uint64

@@ -7,20 +7,30 @@ import (
 	"slices"
 )
 
-// Bucket sizing. A bucket is a contiguous run of chunk IDs whose postings are
-// gathered from the input and sorted together. Visiting a document costs a
-// cache miss or two whatever it contributes, so buckets are few (about 64)
-// and each visit yields many postings; a bucket is at most 2^22 chunk IDs
-// wide so the bitmap that counts its distinct keys is 512 KiB and stays in
-// the L2 cache. Inside a bucket a radix sort with 8-bit digits (256
-// destinations: every pass streams through the cache) orders the postings.
+// Bucket sizing. A bucket is a contiguous run of chunk IDs (a power of two
+// wide) whose postings are sorted together; its width is chosen from the
+// data so that a bucket holds at most about bucketPostings postings and,
+// when that leaves at least minBucketPostings, at most 16 bits of chunk ID
+// to sort on (two radix passes). Buckets are processed in groups of
+// consecutive buckets: a group's postings are scattered into one scratch
+// buffer, partitioned by bucket. A group holds about cacheGroup postings
+// (1 MiB of scratch, so that the scatter's writes stay in the L2 cache),
+// but there are at least groupsPerBuild groups (the scratch costs at most
+// 0.5 B per posting) and, beyond those, fewer than one group per
+// visitPostings postings of the average document (each group visits every
+// document once).
+// Inside a bucket a radix sort with 8-bit digits (256 destinations: every
+// pass streams through the cache) orders the postings.
 const (
-	maxBuckets    = 64
-	minBucket     = 1 << 16 // postings; below this, fewer buckets
-	maxBucketBits = 22
-	radixBits     = 8
-	smallSort     = 64       // below this, slices.Sort beats radix passes
-	cacheSort     = 64 << 10 // postings (512 KiB) sorted by LSD passes alone
+	bucketPostings    = 1 << 15 // at most, per bucket (256 KiB packed)
+	minBucketPostings = 1 << 11 // narrower buckets only down to this
+	groupsPerBuild    = 16      // at least
+	cacheGroup        = 1 << 17 // postings per group, if documents are few
+	visitPostings     = 32      // postings per document visit, at least
+	minGroup          = 1 << 17 // postings; smaller builds use one group
+	radixBits         = 8
+	smallSort         = 64       // below this, slices.Sort beats radix passes
+	cacheSort         = 64 << 10 // postings (512 KiB) sorted by LSD passes alone
 )
 
 // BuildSlice builds the slice over [lo, hi) from scratch by bucket sort.
@@ -30,13 +40,25 @@ const (
 // caller and panic.
 //
 // Memory is the point of the design (DESIGN.md §5: memory, not CPU, bounds
-// one machine). No array of packed (chunk, doc) pairs is ever built for the
-// whole slice: postings are gathered bucket by bucket straight from the
-// input, each doc keeping a cursor into its own sorted chunks. A first pass
-// counts the distinct chunk IDs so that keys, offsets and docs are allocated
-// once at their exact size; the second pass gathers again, radix-sorts each
-// bucket and writes the result in place. Peak extra memory is the finished
-// index plus about 16 B per document and one bucket's scratch.
+// one machine). The finished index is allocated once at its exact size,
+// and the only other memory is a scratch buffer for one group of buckets
+// (8 B per posting of the group: 1 MiB, and at most 0.5 B per posting of
+// the build), 4 B per document, the per-bucket counts and one bucket's sort
+// scratch. No array of packed (chunk, doc) pairs is ever built for the
+// whole slice.
+//
+// The input is read in passes, each a sequential sweep over the documents:
+// the first counts the postings per bucket (and checks the input); then,
+// group by group, each document's chunks that fall in the group are
+// scattered to their bucket's region of the scratch (a cursor per document
+// remembers where the previous group stopped). The first round of groups
+// only counts the distinct chunk IDs, with a bitmap over the group's (or
+// each bucket's) chunk IDs, so that keys and offsets are allocated at their
+// exact size; the second radix-sorts each bucket and writes it out. The
+// cost is linear in the postings plus documents × groups sequential visits
+// (at most one per 32 postings, beyond the 16 groups every build above
+// 128K postings has), so many short documents cost about as much per
+// posting as few long ones.
 func BuildSlice(lo, hi uint64, docs []DocChunks) *Slice {
 	checkRange(lo, hi)
 	var total uint64
@@ -56,60 +78,62 @@ func BuildSlice(lo, hi uint64, docs []DocChunks) *Slice {
 		panic("invindex: more than 2^31-1 documents in one build")
 	}
 	b := newBucketer(lo, hi, docs, total)
-	postings := make([]Posting, total)
-	nk := b.countKeys(postings)
+	nk := b.run(nil)
 	s := &Slice{
 		lo:   lo,
 		hi:   hi,
 		keys: make([]uint32, nk),
 		offs: make([]uint32, nk+1),
-		docs: postings,
+		docs: make([]Posting, total),
 	}
-	b.fill(s)
-	s.finish()
+	b.run(s)
+	present := NewDocSet(int(b.maxDoc))
+	for i := range docs {
+		if len(docs[i].Chunks) > 0 {
+			present.Add(docs[i].Doc)
+		}
+	}
+	s.finishWith(present)
 	return s
 }
 
-// bucketer walks the input bucket by bucket. Each doc sits in the FIFO list
-// of the bucket holding its next unread chunk, so a bucket's gather touches
-// only docs that have postings in it: the cost is O(postings + docs ×
-// buckets touched), and a doc's state is one 40-byte record.
+// bucketer holds the bucket geometry, the per-bucket posting counts and
+// the scratch of a build.
 type bucketer struct {
 	lo    uint64
 	shift uint // bucket of chunk c is (c-lo)>>shift
 	nb    int
 	docs  []DocChunks
 
-	cursors    []docCursor
-	head, tail []int32 // per bucket: first and last cursor, -1 if empty
+	count  []uint32 // postings per bucket
+	groups []int    // group g is buckets [groups[g], groups[g+1])
+	pos    []uint32 // per doc: first chunk not yet scattered
+	wpos   []uint32 // per bucket of the current group: next scratch slot
 
 	maxDoc   uint64
-	buf, tmp []uint64 // one bucket's packed postings: (chunk-base)<<32 | posting
+	scratch  []uint64 // one group's packed postings: (chunk-bucket base)<<32 | posting
+	tmp      []uint64 // one bucket's sort scratch
+	bitmap   []uint64 // one bucket's distinct-chunk bitmap (counting round), if worth it
+	maxGroup int
 }
 
-type docCursor struct {
-	chunks []uint32 // the doc's chunks not yet gathered
-	checks []uint8  // their fingerprints
-	doc    DocID
-	next   int32 // next cursor in the same bucket list
-}
-
+// newBucketer checks the input, chooses the geometry and counts the
+// postings per bucket: one sequential pass over every chunk.
 func newBucketer(lo, hi uint64, docs []DocChunks, total uint64) *bucketer {
 	wb := widthBits(lo, hi)
 	var bb uint // 2^bb buckets
-	for bb < wb && 1<<bb < maxBuckets && total>>bb > minBucket {
+	for bb < wb && total>>bb > bucketPostings {
 		bb++
 	}
-	shift := min(wb-bb, maxBucketBits)
-	nb := int((hi-lo-1)>>shift) + 1
-	b := &bucketer{
-		lo:    lo,
-		shift: shift,
-		nb:    nb,
-		head:  make([]int32, nb),
-		tail:  make([]int32, nb),
+	// Narrower buckets while they keep a couple of thousand postings, so
+	// that their sort needs two radix passes, not three.
+	for bb < wb && wb-bb > 2*radixBits && total>>(bb+1) >= minBucketPostings {
+		bb++
 	}
-	n := 0
+	shift := wb - bb
+	nb := int((hi-lo-1)>>shift) + 1
+	b := &bucketer{lo: lo, shift: shift, nb: nb, docs: docs, count: make([]uint32, nb)}
+	count := b.count
 	for i := range docs {
 		ch := docs[i].Chunks
 		if len(ch) == 0 {
@@ -122,178 +146,263 @@ func newBucketer(lo, hi uint64, docs []DocChunks, total uint64) *bucketer {
 			panic(fmt.Sprintf("invindex: doc %d has chunks outside [%d, %d)", docs[i].Doc, lo, hi))
 		}
 		b.maxDoc = max(b.maxDoc, uint64(docs[i].Doc)+1)
-		n++
-	}
-	b.cursors = make([]docCursor, 0, n)
-	for i := range docs {
-		if len(docs[i].Chunks) > 0 {
-			b.cursors = append(b.cursors, docCursor{doc: docs[i].Doc})
+		prev := ch[0]
+		count[(uint64(prev)-lo)>>shift]++
+		for _, c := range ch[1:] {
+			if c <= prev {
+				panic(fmt.Sprintf("invindex: chunks of doc %d are not sorted and distinct", docs[i].Doc))
+			}
+			prev = c
+			count[(uint64(c)-lo)>>shift]++
 		}
 	}
-	b.docs = docs
+	// Groups: runs of consecutive buckets of at most limit postings (a
+	// bigger bucket is a group of its own). A group is cache-sized
+	// (cacheGroup postings, 1 MiB of scratch) unless that means visiting
+	// each document more than once per visitPostings of its postings (a
+	// visit reads the document's next chunks, a cache miss when the
+	// document is long: at 100M postings in 100k documents, 250 groups
+	// spent more on visits than on sorting); there are at least
+	// groupsPerBuild groups (in builds above minGroup postings).
+	ndocs := uint64(0)
+	for i := range docs {
+		if len(docs[i].Chunks) > 0 {
+			ndocs++
+		}
+	}
+	groups := max(min(total/cacheGroup, total/(visitPostings*ndocs)), groupsPerBuild)
+	limit := max(total/groups, minGroup)
+	b.groups = append(b.groups, 0)
+	largest, sum := 0, uint64(0)
+	for bk, n := range count {
+		if sum > 0 && sum+uint64(n) > limit {
+			b.groups = append(b.groups, bk)
+			b.maxGroup = max(b.maxGroup, int(sum))
+			sum = 0
+		}
+		sum += uint64(n)
+		largest = max(largest, int(n))
+	}
+	b.groups = append(b.groups, nb)
+	b.maxGroup = max(b.maxGroup, int(sum))
+	maxBuckets := 0
+	for g := 1; g < len(b.groups); g++ {
+		maxBuckets = max(maxBuckets, b.groups[g]-b.groups[g-1])
+	}
+	b.wpos = make([]uint32, maxBuckets)
+	if len(b.groups) > 2 {
+		b.pos = make([]uint32, len(docs))
+	}
+	b.scratch = make([]uint64, b.maxGroup)
+	b.tmp = make([]uint64, largest)
+	// A bucket's bitmap costs 2^shift bits to clear and count, well under
+	// a nanosecond per word; a radix sort a few nanoseconds per posting
+	// and pass. Buckets with fewer postings than 1/16 of the bitmap's words
+	// (tiny builds over a wide range) are counted by sorting; the bitmap
+	// is never bigger than the scratch.
+	if words := uint64(1)<<shift/64 + 1; words <= 16*uint64(largest) && words <= uint64(len(b.scratch)) {
+		b.bitmap = make([]uint64, words)
+	}
 	return b
 }
 
-// reset puts every doc back at its first chunk.
-func (b *bucketer) reset() {
-	for i := range b.head {
-		b.head[i] = -1
+// run makes one round over all groups: with s == nil it returns the number
+// of distinct chunk IDs; otherwise it fills s, whose arrays the counting
+// round sized exactly.
+func (b *bucketer) run(s *Slice) int {
+	clear(b.pos)
+	nk, k, p := 0, 0, 0
+	for g := 1; g < len(b.groups); g++ {
+		b0, b1 := b.groups[g-1], b.groups[g]
+		if s == nil {
+			if n, ok := b.countBits(b0, b1); ok {
+				nk += n
+				continue
+			}
+		}
+		b.scatter(b0, b1)
+		start := 0
+		for bk := b0; bk < b1; bk++ {
+			n := int(b.count[bk])
+			if n == 0 {
+				continue
+			}
+			a := b.scratch[start : start+n]
+			start += n
+			if s == nil {
+				nk += b.distinct(a)
+			} else {
+				k, p = b.emit(s, bk, b.sortBucket(a), k, p)
+			}
+		}
 	}
-	j := 0
+	if s != nil {
+		s.offs[k] = uint32(p)
+	}
+	return nk
+}
+
+// scatter writes the postings of buckets [b0, b1) into the scratch, each
+// bucket's in its own region in input order, packed as (chunk - bucket
+// base)<<32 | posting. Each document's cursor moves past the group.
+func (b *bucketer) scatter(b0, b1 int) {
+	wpos := b.wpos[:b1-b0]
+	off := uint32(0)
+	for bk := b0; bk < b1; bk++ {
+		wpos[bk-b0] = off
+		off += b.count[bk]
+	}
+	lo, shift := b.lo, b.shift
+	mask := uint64(1)<<shift - 1
+	end := lo + uint64(b1)<<shift // may pass hi; chunks are below hi
+	first := uint64(b0)
+	out := b.scratch
+	whole := b.pos == nil // one group: every chunk of every doc
 	for i := range b.docs {
-		if ch := b.docs[i].Chunks; len(ch) > 0 {
-			b.cursors[j].chunks = ch
-			b.cursors[j].checks = b.docs[i].Checks
-			b.push(int32(j), b.bucketOf(ch[0]))
-			j++
-		}
-	}
-}
-
-func (b *bucketer) bucketOf(c uint32) int { return int((uint64(c) - b.lo) >> b.shift) }
-
-func (b *bucketer) push(i int32, bk int) {
-	b.cursors[i].next = -1
-	if b.head[bk] < 0 {
-		b.head[bk] = i
-	} else {
-		b.cursors[b.tail[bk]].next = i
-	}
-	b.tail[bk] = i
-}
-
-// gather returns bucket bk's postings packed as (chunk-base)<<32 | posting,
-// in list order, and moves each doc on to the bucket of its next chunk.
-func (b *bucketer) gather(bk int) []uint64 {
-	out := b.buf[:0]
-	base := b.lo + uint64(bk)<<b.shift
-	limit := base + 1<<b.shift
-	for i := b.head[bk]; i >= 0; {
-		d := &b.cursors[i]
-		nx := d.next
-		ch, fp, doc := d.chunks, d.checks, uint64(d.doc)<<8
-		fp = fp[:len(ch)]
+		d := &b.docs[i]
+		ch, fp := d.Chunks, d.Checks
 		c := 0
-		prev := int64(-1)
-		for ; c < len(ch) && uint64(ch[c]) < limit; c++ {
-			if int64(ch[c]) <= prev {
-				panic(fmt.Sprintf("invindex: chunks of doc %d are not sorted and distinct", d.doc))
-			}
-			prev = int64(ch[c])
-			out = append(out, (uint64(ch[c])-base)<<32|doc|uint64(fp[c]))
+		if !whole {
+			c = int(b.pos[i])
 		}
-		d.chunks, d.checks = ch[c:], fp[c:]
-		if c < len(ch) {
-			b.push(i, b.bucketOf(ch[c]))
+		if c >= len(ch) {
+			continue
 		}
-		i = nx
+		fp = fp[:len(ch)]
+		doc := uint64(d.Doc) << 8
+		for ; c < len(ch) && uint64(ch[c]) < end; c++ {
+			x := uint64(ch[c]) - lo
+			w := &wpos[x>>shift-first]
+			out[*w] = (x&mask)<<32 | doc | uint64(fp[c])
+			*w++
+		}
+		if !whole {
+			b.pos[i] = uint32(c)
+		}
 	}
-	b.head[bk] = -1
-	b.buf = out
-	return out
 }
 
-// countKeys is the first pass: the number of distinct chunk IDs, counted
-// per bucket with a bitmap over the bucket's width. The bitmap borrows the
-// memory of the doc-ID array (exact size, not yet written) when it fits, so
-// the pass allocates nothing; tiny builds over a wide range sort instead. It
-// also records the largest bucket, to size the sort scratch exactly once.
-func (b *bucketer) countKeys(scratch []uint32) int {
-	b.reset()
-	words := (1<<b.shift + 31) / 32
-	useBitmap := words <= len(scratch)
-	n, largest := 0, 0
-	for bk := 0; bk < b.nb; bk++ {
-		if b.head[bk] < 0 {
-			continue
-		}
-		if !useBitmap {
-			ps := slices.Clone(b.gather(bk))
-			slices.Sort(ps)
-			largest = max(largest, len(ps))
-			for i, p := range ps {
-				if i == 0 || p>>32 != ps[i-1]>>32 {
-					n++
-				}
-			}
-			continue
-		}
-		bitmap := scratch[:words]
-		clear(bitmap)
-		size := 0
-		base := b.lo + uint64(bk)<<b.shift
-		limit := base + 1<<b.shift
-		for i := b.head[bk]; i >= 0; {
-			d := &b.cursors[i]
-			nx := d.next
-			ch := d.chunks
-			c := 0
-			for ; c < len(ch) && uint64(ch[c]) < limit; c++ {
-				x := uint64(ch[c]) - base
-				if x >= limit-base { // below base: an earlier bucket's chunk
-					panic(fmt.Sprintf("invindex: chunks of doc %d are not sorted and distinct", d.doc))
-				}
-				w, m := x>>5, uint32(1)<<(x&31)
-				if bitmap[w]&m == 0 {
-					bitmap[w] |= m
-					n++
-				}
-			}
-			size += c
-			d.chunks, d.checks = ch[c:], d.checks[c:]
-			if c < len(ch) {
-				b.push(i, b.bucketOf(ch[c]))
-			}
-			i = nx
-		}
-		b.head[bk] = -1
-		largest = max(largest, size)
+// countBits counts the distinct chunks of buckets [b0, b1) with a bitmap
+// over their chunk IDs, borrowing the scratch's memory, in one sweep over
+// the documents; ok is false if the bitmap would not fit the scratch.
+func (b *bucketer) countBits(b0, b1 int) (n int, ok bool) {
+	words := (uint64(b1-b0)<<b.shift + 63) / 64
+	if words > uint64(len(b.scratch)) {
+		return 0, false
 	}
-	b.buf = make([]uint64, 0, largest)
-	b.tmp = make([]uint64, 0, largest)
+	bitmap := b.scratch[:words]
+	clear(bitmap)
+	base := b.lo + uint64(b0)<<b.shift
+	end := b.lo + uint64(b1)<<b.shift
+	whole := b.pos == nil
+	for i := range b.docs {
+		ch := b.docs[i].Chunks
+		c := 0
+		if !whole {
+			c = int(b.pos[i])
+		}
+		for ; c < len(ch) && uint64(ch[c]) < end; c++ {
+			x := uint64(ch[c]) - base
+			bitmap[x>>6] |= 1 << (x & 63)
+		}
+		if !whole {
+			b.pos[i] = uint32(c)
+		}
+	}
+	for _, w := range bitmap {
+		n += bits.OnesCount64(w)
+	}
+	return n, true
+}
+
+// distinct counts the distinct chunks of one bucket's packed postings.
+func (b *bucketer) distinct(a []uint64) int {
+	if len(a) < smallSort || len(b.bitmap) == 0 || len(b.bitmap) > 16*len(a) {
+		ps := b.sortBucket(a)
+		n := 0
+		for i, p := range ps {
+			if i == 0 || p>>32 != ps[i-1]>>32 {
+				n++
+			}
+		}
+		return n
+	}
+	bitmap := b.bitmap
+	clear(bitmap)
+	for _, p := range a {
+		x := p >> 32
+		bitmap[x>>6] |= 1 << (x & 63)
+	}
+	n := 0
+	for _, w := range bitmap {
+		n += bits.OnesCount64(w)
+	}
 	return n
 }
 
-// fill is the second pass: gather, sort and emit each bucket into s, whose
-// arrays countKeys sized exactly.
-func (b *bucketer) fill(s *Slice) {
-	b.reset()
-	k, p := 0, 0
-	for bk := 0; bk < b.nb; bk++ {
-		if b.head[bk] < 0 {
-			continue
+// emit writes one bucket's sorted postings into s from key k and posting
+// p, and returns the next k and p. It is branch-free (run boundaries are
+// unpredictable: most chunks have df 1, some many): every posting writes
+// its run's key and start, and k advances at each new chunk. A chunk whose
+// documents are out of doc order sends the bucket to emitSlow.
+func (b *bucketer) emit(s *Slice, bk int, ps []uint64, k, p int) (int, int) {
+	if len(ps) == 0 {
+		return k, p
+	}
+	base := uint32(b.lo + uint64(bk)<<b.shift)
+	keys, offs, docs := s.keys, s.offs, s.docs[:p+len(ps)]
+	k0, p0 := k, p
+	prev := ps[0] ^ 1<<32 // another chunk
+	start, bad := uint64(p), uint64(0)
+	for _, v := range ps {
+		same := ((v^prev)>>32 - 1) >> 63 // 1 if the chunk is prev's
+		// A doc not above prev's doc on the same chunk: out of order.
+		bad |= same & uint64((int64(v>>8&0xffffff)-int64(prev>>8&0xffffff)-1)>>63)
+		k += int(1 - same)
+		start += (uint64(p) - start) * (1 - same)
+		keys[k-1] = base + uint32(v>>32)
+		offs[k-1] = uint32(start)
+		docs[p] = uint32(v)
+		p++
+		prev = v
+	}
+	if bad != 0 {
+		return b.emitSlow(s, bk, ps, k0, p0)
+	}
+	return k, p
+}
+
+// emitSlow is emit for a bucket with chunks whose documents came out of
+// doc order: the scatter visits docs in input order, which need not be doc
+// order, so each such chunk's run is sorted here (and a doc found twice
+// is refused).
+func (b *bucketer) emitSlow(s *Slice, bk int, ps []uint64, k, p int) (int, int) {
+	base := uint32(b.lo + uint64(bk)<<b.shift)
+	for i := 0; i < len(ps); {
+		x := ps[i] >> 32
+		j, sorted := i+1, true
+		for ; j < len(ps) && ps[j]>>32 == x; j++ {
+			sorted = sorted && ps[j]>>8 > ps[j-1]>>8 // by doc: a doc twice is unsorted
 		}
-		ps := b.sortBucket(b.gather(bk))
-		base := uint32(b.lo + uint64(bk)<<b.shift)
-		for i := 0; i < len(ps); {
-			x := ps[i] >> 32
-			j, sorted := i+1, true
-			for ; j < len(ps) && ps[j]>>32 == x; j++ {
-				sorted = sorted && ps[j]>>8 > ps[j-1]>>8 // by doc: a doc twice is unsorted
-			}
-			if !sorted {
-				// The gather visits docs in list order, which is doc order
-				// only within one source bucket; a chunk whose docs came
-				// from several is put right here. Usually a no-op.
-				run := ps[i:j]
-				slices.Sort(run)
-				for q := 1; q < len(run); q++ {
-					if PostingDoc(uint32(run[q])) == PostingDoc(uint32(run[q-1])) {
-						panic(fmt.Sprintf("invindex: doc %d appears twice in one build", PostingDoc(uint32(run[q]))))
-					}
+		if !sorted {
+			run := ps[i:j]
+			slices.Sort(run)
+			for q := 1; q < len(run); q++ {
+				if PostingDoc(uint32(run[q])) == PostingDoc(uint32(run[q-1])) {
+					panic(fmt.Sprintf("invindex: doc %d appears twice in one build", PostingDoc(uint32(run[q]))))
 				}
 			}
-			s.keys[k] = base + uint32(x)
-			s.offs[k] = uint32(p)
-			k++
-			for _, v := range ps[i:j] {
-				s.docs[p] = uint32(v)
-				p++
-			}
-			i = j
 		}
+		s.keys[k] = base + uint32(x)
+		s.offs[k] = uint32(p)
+		k++
+		for _, v := range ps[i:j] {
+			s.docs[p] = uint32(v)
+			p++
+		}
+		i = j
 	}
-	s.offs[k] = uint32(p)
+	return k, p
 }
 
 // sortBucket sorts packed postings by chunk, stably (the doc bits ride
@@ -310,9 +419,8 @@ func (b *bucketer) sortBucket(a []uint64) []uint64 {
 	tmp := b.tmp[:len(a)]
 	if len(a) <= cacheSort || b.shift <= radixBits {
 		if lsd(a, tmp, 0, b.shift) {
-			a, tmp = tmp, a
+			return tmp
 		}
-		b.buf, b.tmp = a[:0], tmp[:0] // keep both for the next bucket
 		return a
 	}
 	// Split into parts of about 4K postings (32 KiB, L1-sized).
@@ -339,7 +447,6 @@ func (b *bucketer) sortBucket(a []uint64) []uint64 {
 			copy(x, y)
 		}
 	}
-	b.buf, b.tmp = tmp[:0], a[:0]
 	return tmp
 }
 

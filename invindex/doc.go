@@ -60,11 +60,20 @@
 // eight keys, so a lookup is one directory load and a binary search over a
 // handful of keys. On real corpora most chunks occur in one document only,
 // so the index costs about 4 B (posting) + 8 B (key, offset) per posting at
-// worst and less as chunks are shared.
+// worst and less as chunks are shared. Two more structures are derived
+// from the arrays whenever a slice is built, updated or read, never
+// stored: the set of documents with postings, and a one-hash filter of the
+// chunks with df >= 2 (16 bits per such chunk, cache-sized), with which
+// Count skips an indexed document's own df=1 chunks without a lookup.
 //
-// BuildSlice builds a slice by bucket sort: postings are gathered bucket by
-// bucket (a bucket is a run of chunk IDs whose postings fit the L2 cache)
-// and radix-sorted there. Update merges a slice with the postings of new and
+// BuildSlice builds a slice by bucket sort: one pass counts the postings
+// per bucket (a power-of-two run of chunk IDs, sized from the data so that
+// its postings sort in the L2 cache); then, group by group of consecutive
+// buckets, each document's chunks in the group are scattered into their
+// bucket's region of a group-sized scratch (a cursor per document), and
+// each bucket is radix-sorted and written out. A first round of groups only
+// counts the distinct chunk IDs, so that the arrays are allocated once at
+// their exact size. Update merges a slice with the postings of new and
 // modified documents and drops those of removed ones, leaving the old slice
 // intact until the run commits. Count walks posting lists to count, per
 // other document, the chunks one document shares with it; TopK keeps the

@@ -216,15 +216,25 @@ func (s *Slice) buildDir() {
 // with df >= 2. None of them is stored in files; together they cost one
 // pass over the arrays and well under 1 B per posting.
 func (s *Slice) finish() {
-	s.buildDir()
-	var m uint64
+	present := NewDocSet(0)
 	for _, p := range s.docs {
-		m = max(m, uint64(PostingDoc(p))+1)
+		present.Add(PostingDoc(p))
 	}
-	s.maxDoc = m
-	s.present = NewDocSet(int(m))
-	for _, p := range s.docs {
-		s.present.Add(PostingDoc(p))
+	s.finishWith(present)
+}
+
+// finishWith is finish when the caller knows the set of documents with
+// postings (BuildSlice and Update know it from their input, in time
+// proportional to the documents instead of the postings).
+func (s *Slice) finishWith(present *DocSet) {
+	s.buildDir()
+	s.present = present
+	s.maxDoc = 0
+	for w := len(present.words) - 1; w >= 0; w-- {
+		if x := present.words[w]; x != 0 {
+			s.maxDoc = uint64(w)*64 + uint64(bits.Len64(x))
+			break
+		}
 	}
 	multi := 0
 	for i := range s.keys {

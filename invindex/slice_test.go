@@ -13,6 +13,7 @@ func TestBuildSlice_MatchesReference(t *testing.T) {
 		r := g.corpus(rng.IntN(300))
 		s := BuildSlice(r.lo, r.hi, r.input(rng))
 		checkAgainstRef(t, s, r, rng)
+		checkPresent(t, s)
 		if iter%50 == 0 {
 			t.Logf("iter %d: [%d,%d) %d docs, %d postings, %d keys", iter, r.lo, r.hi, len(r.docs), s.Postings(), s.Keys())
 		}
@@ -20,8 +21,8 @@ func TestBuildSlice_MatchesReference(t *testing.T) {
 }
 
 // TestBuildSlice_ManyBuckets drives the multi-bucket paths (radix passes,
-// FIFO lists across buckets, out-of-doc-order fix-ups) with enough postings
-// that the bucket count exceeds one.
+// scatter, out-of-doc-order fix-ups) with enough postings that the bucket
+// count exceeds one.
 func TestBuildSlice_ManyBuckets(t *testing.T) {
 	rng := testRand(t)
 	for _, bits := range []uint{20, 24, 28, 32} {
@@ -40,6 +41,79 @@ func TestBuildSlice_ManyBuckets(t *testing.T) {
 		checkAgainstRef(t, s, r, rng)
 		b := newBucketer(r.lo, r.hi, r.input(nil), uint64(s.Postings()))
 		t.Logf("bits %d: %d postings, %d keys, %d buckets", bits, s.Postings(), s.Keys(), b.nb)
+	}
+}
+
+// TestBuildSlice_ManyGroups drives builds big enough to be scattered in
+// several groups of buckets (short and long documents, input in and out of
+// doc order, narrow and full ranges, a chunk in every document), checked
+// against a plain sort of every posting.
+func TestBuildSlice_ManyGroups(t *testing.T) {
+	rng := testRand(t)
+	for _, tc := range []struct {
+		bits    uint
+		lo      uint64
+		perDoc  int
+		shuffle bool
+	}{
+		{20, 0, 1500, false}, {28, 0, 95, true}, {32, 0, 2000, true}, {24, 1 << 30, 40, false}, {28, 5, 600, true},
+	} {
+		hi := min(tc.lo+1<<tc.bits, MaxSpace)
+		var docs []DocChunks
+		total := 0
+		for d := 0; total < 3*minGroup*2; d++ {
+			n := 1 + rng.IntN(2*tc.perDoc)
+			cs := make([]uint32, n)
+			for i := range cs {
+				if rng.IntN(3) == 0 {
+					cs[i] = uint32(tc.lo + rng.Uint64N(min(hi-tc.lo, 5000))) // shared
+				} else {
+					cs[i] = uint32(tc.lo + rng.Uint64N(hi-tc.lo))
+				}
+			}
+			cs = append(cs, uint32(hi-1)) // in every doc
+			slices.Sort(cs)
+			cs = slices.Compact(cs)
+			checks := make([]uint8, len(cs))
+			for i := range checks {
+				checks[i] = uint8(rng.IntN(4))
+			}
+			docs = append(docs, DocChunks{DocID(d * 3), cs, checks})
+			total += len(cs)
+		}
+		if tc.shuffle {
+			rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+		}
+		s := BuildSlice(tc.lo, hi, docs)
+		if err := s.validate(); err != nil {
+			t.Fatal(err)
+		}
+		b := newBucketer(tc.lo, hi, docs, uint64(total))
+		if len(b.groups) < 3 {
+			t.Fatalf("bits %d: %d groups, want several", tc.bits, len(b.groups)-1)
+		}
+		packed := make([]uint64, 0, total)
+		for _, d := range docs {
+			for i, c := range d.Chunks {
+				packed = append(packed, uint64(c)<<32|uint64(MakePosting(d.Doc, d.Checks[i])))
+			}
+		}
+		slices.Sort(packed)
+		var keys, offs []uint32
+		for i, p := range packed {
+			if i == 0 || p>>32 != packed[i-1]>>32 {
+				keys = append(keys, uint32(p>>32))
+				offs = append(offs, uint32(i))
+			}
+			if uint32(p) != s.docs[i] {
+				t.Fatalf("bits %d: posting %d is %#x, want %#x", tc.bits, i, s.docs[i], uint32(p))
+			}
+		}
+		offs = append(offs, uint32(len(packed)))
+		if !slices.Equal(keys, s.keys) || !slices.Equal(offs, s.offs) || len(packed) != len(s.docs) {
+			t.Fatalf("bits %d: keys or offsets differ", tc.bits)
+		}
+		t.Logf("bits %d: %d docs, %d postings, %d keys, %d buckets in %d groups", tc.bits, len(docs), total, len(keys), b.nb, len(b.groups)-1)
 	}
 }
 

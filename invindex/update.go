@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // DocSet is a bitset over DocIDs: the documents a run removes or modifies,
@@ -103,7 +104,7 @@ func (s *Slice) Update(removed *DocSet, added []DocChunks, dfCap int) (*Slice, [
 		docs: make([]Posting, np),
 	}
 	m.fill(out)
-	out.finish()
+	out.finishWith(presentAfter(s.present, m.removed, added))
 	if m.flipped == nil {
 		if dfCap > 0 {
 			return out, []DocID{}
@@ -276,6 +277,28 @@ func (m *merger) fill(out *Slice) {
 		}
 	}
 	out.offs[k] = uint32(p)
+}
+
+// presentAfter is the set of documents with postings after an update:
+// those of old not removed, and the added ones with chunks (an added
+// document not removed keeps its old postings too). It costs a pass over
+// the documents, not the postings.
+func presentAfter(old, removed *DocSet, added []DocChunks) *DocSet {
+	out := &DocSet{words: slices.Clone(old.words)}
+	if removed != nil {
+		for w := range min(len(out.words), len(removed.words)) {
+			out.words[w] &^= removed.words[w]
+		}
+	}
+	for _, x := range out.words {
+		out.n += bits.OnesCount64(x)
+	}
+	for i := range added {
+		if len(added[i].Chunks) > 0 {
+			out.Add(added[i].Doc)
+		}
+	}
+	return out
 }
 
 // lowerBound is the first index i with keys[i] >= x.

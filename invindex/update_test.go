@@ -72,6 +72,7 @@ func TestUpdate_SequenceEqualsBuild(t *testing.T) {
 			}
 			r.apply(removed, added)
 			checkAgainstRef(t, next, r, rng)
+			checkPresent(t, next)
 			if d := sliceDiff(next, BuildSlice(r.lo, r.hi, r.input(rng))); d != "" {
 				t.Fatalf("iter %d step %d: Update differs from BuildSlice of the final state: %s", iter, step, d)
 			}
@@ -87,6 +88,20 @@ func TestUpdate_SequenceEqualsBuild(t *testing.T) {
 			}
 			s = next
 		}
+	}
+}
+
+// checkPresent compares the derived set of documents with postings (which
+// BuildSlice and Update compute from their input) with the postings.
+func checkPresent(t testing.TB, s *Slice) {
+	t.Helper()
+	want := NewDocSet(0)
+	for _, p := range s.docs {
+		want.Add(PostingDoc(p))
+	}
+	got := s.present.appendTo(nil)
+	if w := want.appendTo(nil); !slices.Equal(got, w) || s.present.Len() != len(w) {
+		t.Fatalf("present %v (len %d), want %v", got, s.present.Len(), w)
 	}
 }
 
