@@ -82,6 +82,15 @@ func (m *mutator) pick(where string) (int64, bool) {
 	return ids[m.rng.IntN(len(ids))], true
 }
 
+// add inserts a document: a change every run must see.
+func (m *mutator) add() {
+	m.n++
+	if _, err := m.pool.Exec(context.Background(), `insert into documents (external_id, text) values ($1, $2)`,
+		"add-"+strconv.Itoa(m.n), m.c.text()); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
 // step makes one random change.
 func (m *mutator) step() {
 	ctx := context.Background()
@@ -224,8 +233,8 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 	bg.SaveInBackground = true // as the daemon does
 	mustRun(t, bg, false)
 	bg.WaitSaved()
-	m.step()
-	m.step()
+	m.add()
+	m.add()
 	if rep := mustRun(t, NewEngine(cfg, pool, testLogger(t)), false); rep.Kind != "incremental" {
 		t.Fatalf("after restart: %s run (%s), want incremental from the saved index", rep.Kind, rep.Reason)
 	}
@@ -234,7 +243,7 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 	// Same data dir, other node count: the slices are re-split, still incremental.
 	cfg4 := cfg
 	cfg4.Engine.Nodes = 4
-	m.step()
+	m.add()
 	if rep := mustRun(t, NewEngine(cfg4, pool, testLogger(t)), false); rep.Kind != "incremental" {
 		t.Fatalf("with 4 nodes: %s run (%s), want incremental", rep.Kind, rep.Reason)
 	}
@@ -249,7 +258,7 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 	b, _ := os.ReadFile(bases[0])
 	b[len(b)/2] ^= 0xff
 	os.WriteFile(bases[0], b, 0o644)
-	m.step()
+	m.add()
 	if rep := mustRun(t, NewEngine(cfg, pool, testLogger(t)), false); rep.Kind != "full" {
 		t.Fatalf("with a corrupt index: %s run, want full", rep.Kind)
 	}
@@ -258,7 +267,7 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 	// Changed parameters invalidate the index too.
 	cfgP := cfg
 	cfgP.Engine.WindowWords = 4
-	m.step()
+	m.add()
 	if rep := mustRun(t, NewEngine(cfgP, pool, testLogger(t)), false); rep.Kind != "full" {
 		t.Fatalf("with other parameters: %s run, want full", rep.Kind)
 	}
@@ -267,7 +276,7 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 	// So do settings that change the lists without changing the index.
 	cfgK := cfgP
 	cfgK.Engine.TopK = 2
-	m.step()
+	m.add()
 	if rep := mustRun(t, NewEngine(cfgK, pool, testLogger(t)), false); rep.Kind != "full" || !strings.Contains(rep.Reason, "top_k=2") {
 		t.Fatalf("with another top_k: %s run (%s), want full", rep.Kind, rep.Reason)
 	}
