@@ -17,13 +17,18 @@ func init() { register(newSimilarCmd) }
 // as the last committed run left it, for checking results from a shell.
 func newSimilarCmd(g *globals) *cobra.Command {
 	var asJSON bool
+	var pf *passageFlags
 	cmd := &cobra.Command{
-		Use:   "similar DOC [--json]",
+		Use:   "similar DOC [--json] [--passages [--top N]]",
 		Short: "List the documents most similar to one document",
 		Long: `DOC is a document id or external_id. Each row is another document sharing
 chunks with DOC: the number of shared chunks, the share of DOC's chunks found
 in it (DOC→OTHER) and, when OTHER's own list holds DOC, the share of OTHER's
-chunks found in DOC (OTHER→DOC).`,
+chunks found in DOC (OTHER→DOC).
+
+With --passages, DOC's stored text is aligned with its --top most similar
+documents and the matching passages are printed with context, as plagd check
+prints them, with the same flags.`,
 		Example: "  plagd similar 42\n  plagd similar theses/2024/novak.pdf --json",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -50,6 +55,9 @@ chunks found in DOC (OTHER→DOC).`,
 			if err != nil {
 				return err
 			}
+			if pf.enabled {
+				return runSimilarPassages(ctx, cfg, pool, doc, pf, asJSON)
+			}
 			rows, err := daemon.Similar(ctx, pool, id)
 			if err != nil {
 				return err
@@ -65,6 +73,7 @@ chunks found in DOC (OTHER→DOC).`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	pf = addPassageFlags(cmd, true, 10)
 	return cmd
 }
 

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/invindex"
+)
+
+func init() { register(newCheckCmd) }
+
+// passageFlags are the flags of the commands that print passages.
+type passageFlags struct {
+	enabled                              bool // similar --passages
+	top                                  int
+	noQuotes, noBibliography, noBlockQts bool
+	minWords, maxGap                     int
+}
+
+// addPassageFlags adds the passage flags to cmd; withSwitch adds
+// --passages too (plagd similar), whose listing is otherwise unchanged.
+func addPassageFlags(cmd *cobra.Command, withSwitch bool, defaultTop int) *passageFlags {
+	pf := &passageFlags{}
+	f := cmd.Flags()
+	if withSwitch {
+		f.BoolVar(&pf.enabled, "passages", false, "align DOC with its sources and print the matching passages")
+	}
+	f.IntVar(&pf.top, "top", defaultTop, "align with this many sources at most (the most similar ones)")
+	f.BoolVar(&pf.noQuotes, "no-quotes", false, "count text in quotation marks as matching text too")
+	f.BoolVar(&pf.noBibliography, "no-bibliography", false, "count the bibliography as matching text too")
+	f.BoolVar(&pf.noBlockQts, "no-block-quotes", false, "count marked block quotes as matching text too")
+	f.IntVar(&pf.minWords, "min-words", invindex.DefaultMinWords, "shortest passage reported, in words")
+	f.IntVar(&pf.maxGap, "max-gap", invindex.DefaultMaxGapWords, "longest gap inside a passage, in words")
+	return pf
+}
+
+func (pf *passageFlags) options() daemon.PassageOptions {
+	return daemon.PassageOptions{
+		Align: invindex.AlignOptions{MinWords: nonZero(pf.minWords), MaxGapWords: nonZero(pf.maxGap)},
+		Exclusions: invindex.Exclusions{
+			Quotes: !pf.noQuotes, Bibliography: !pf.noBibliography, BlockQuotes: !pf.noBlockQts,
+		},
+	}
+}
+
+// nonZero maps a flag's 0 to AlignOptions' "none" (-1): 0 there means the default.
+func nonZero(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+func (pf *passageFlags) excludedNote() string {
+	var ex []string
+	if !pf.noQuotes {
+		ex = append(ex, "quotations")
+	}
+	if !pf.noBlockQts {
+		ex = append(ex, "block quotes")
+	}
+	if !pf.noBibliography {
+		ex = append(ex, "bibliography")
+	}
+	if len(ex) == 0 {
+		return "nothing excluded"
+	}
+	return strings.Join(ex, ", ") + " excluded"
+}
+
+// newCheckCmd is `plagd check FILE`: "check this file now", against the
+// committed index, without storing anything.
+func newCheckCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	var pf *passageFlags
+	cmd := &cobra.Command{
+		Use:   "check FILE [--json] [--top N] [--no-quotes] [--no-bibliography]",
+		Short: "Check a file against the archive without storing it",
+		Long: `Extracts the text of FILE (any format plagd ingests; "-" reads plain text
+from standard input), counts its chunks against the index of the last
+committed run, aligns it with the most similar documents and prints how much
+of it matches, the sources ranked by shared chunks with the similarity both
+ways, and each matching passage with a little context (»matched text«).
+
+Nothing is stored. The index is read from the data directory, so run the
+command where the daemon keeps it (data_dir); without a committed run it
+fails. Text in quotation marks, marked block quotes and the bibliography are
+left out of the coverage figures unless --no-quotes, --no-block-quotes or
+--no-bibliography say otherwise. With --json, offsets are byte offsets into
+the texts; the text output counts characters.`,
+		Example: "  plagd check essay.docx\n  plagd check --top 5 --no-quotes thesis.pdf\n  pdftotext x.pdf - | plagd check -",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Sprintf("plagd check takes one file, got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.config()
+			if err != nil {
+				return err
+			}
+			text, err := readCheckFile(args[0], cfg)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			pool, err := connect(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			e := daemon.NewEngine(cfg, pool, logger(cfg))
+			rep, err := e.CheckText(ctx, text, pf.top, pf.options())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(struct {
+					File   string        `json:"file"`
+					Report daemon.Report `json:"report"`
+				}{args[0], rep})
+			}
+			return writeReport(os.Stdout, "File "+args[0], rep, pf)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")
+	pf = addPassageFlags(cmd, false, 10)
+	return cmd
+}
+
+// readCheckFile extracts the text of path ("-": standard input, plain text).
+func readCheckFile(path string, cfg daemon.Config) (string, error) {
+	var content []byte
+	var err error
+	name := path
+	if path == "-" {
+		content, err = io.ReadAll(os.Stdin)
+		name = ""
+	} else {
+		content, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return "", err
+	}
+	ctype := ""
+	if path == "-" {
+		ctype = "text/plain; charset=utf-8"
+	}
+	text, err := extract.Text(content, filepath.Base(name), ctype, cfg.ExtractOptions())
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return text, nil
+}
+
+// runSimilarPassages is `plagd similar DOC --passages`.
+func runSimilarPassages(ctx context.Context, cfg daemon.Config, pool *pgxpool.Pool, doc daemon.DocInfo, pf *passageFlags, asJSON bool) error {
+	opt := pf.options()
+	if cfg.Engine.DFCap > 0 {
+		// Leave out the chunks the similarities leave out, if the index is at hand.
+		sup, err := daemon.NewEngine(cfg, pool, logger(cfg)).Suppressor(ctx)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "plagd: chunks over the df cap are not suppressed: %v\n", err)
+		}
+		opt.Align.Suppress = sup
+	}
+	rep, err := daemon.Passages(ctx, pool, cfg, doc.ID, pf.top, opt)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(struct {
+			Document daemon.DocInfo `json:"document"`
+			Report   daemon.Report  `json:"report"`
+		}{doc, rep})
+	}
+	title := fmt.Sprintf("Document %d", doc.ID)
+	if doc.ExternalID != "" {
+		title += "  " + doc.ExternalID
+	}
+	return writeReport(os.Stdout, title, rep, pf)
+}
+
+// contextChars is how much text is shown on each side of a passage.
+const contextChars = 40
+
+// writeReport prints a passage report: overall coverage, the sources, and
+// each source's passages with context.
+func writeReport(w io.Writer, title string, rep daemon.Report, pf *passageFlags) error {
+	fmt.Fprintln(w, title)
+	fmt.Fprintf(w, "  %d chunks, %d characters\n", rep.Chunks, utf8.RuneCountInString(rep.Text))
+	fmt.Fprintf(w, "  matching text: %s of the document (%s)\n\n", percent(rep.Coverage), pf.excludedNote())
+	if len(rep.Sources) == 0 {
+		fmt.Fprintln(w, "No similar documents.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ID\tSHARED\tDOC→SRC\tSRC→DOC\tPASSAGES\tDOC COVERED\tSRC COVERED\t  EXTERNAL ID / TITLE")
+	for _, s := range rep.Sources {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%s\t%s\t  %s\n", s.ID, s.Shared, percent(s.Similarity), percent(s.Reverse),
+			len(s.Passages), percent(s.CoverageA), percent(s.CoverageB), sourceName(s))
+	}
+	tw.Flush()
+	for _, s := range rep.Sources {
+		if len(s.Passages) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nSource %d  %s: %s\n", s.ID, sourceName(s), plural(len(s.Passages), "passage"))
+		for i, p := range s.Passages {
+			offs := []int{p.AStart, p.AEnd}
+			invindex.RuneOffsets(rep.Text, offs)
+			soffs := []int{p.BStart, p.BEnd}
+			invindex.RuneOffsets(s.Text, soffs)
+			fmt.Fprintf(w, "  [%d] document %d–%d (%d words) ↔ source %d–%d (%d words), %d shared windows\n",
+				i+1, offs[0], offs[1], p.AWords, soffs[0], soffs[1], p.BWords, p.Shared)
+			fmt.Fprintf(w, "      document: %s\n", excerpt(rep.Text, p.AStart, p.AEnd))
+			fmt.Fprintf(w, "      source:   %s\n", excerpt(s.Text, p.BStart, p.BEnd))
+		}
+	}
+	return nil
+}
+
+func sourceName(s daemon.SourceReport) string {
+	name := s.ExternalID
+	if s.Title != "" && s.Title != name {
+		if name != "" {
+			name += "  "
+		}
+		name += oneLine(s.Title, 60)
+	}
+	return name
+}
+
+// excerpt shows text[start:end] highlighted as »…« with contextChars of
+// context on each side, on one line; a long passage is shortened in the
+// middle.
+func excerpt(text string, start, end int) string {
+	before := text[:start]
+	for n := 0; n < contextChars && before != ""; n++ {
+		_, size := utf8.DecodeLastRuneInString(before)
+		before = before[:len(before)-size]
+	}
+	after := text[end:]
+	cut := 0
+	for n := 0; n < contextChars && cut < len(after); n++ {
+		_, size := utf8.DecodeRuneInString(after[cut:])
+		cut += size
+	}
+	pre, post := text[len(before):start], after[:cut]
+	if len(before) > 0 {
+		pre = "…" + pre
+	}
+	if cut < len(after) {
+		post += "…"
+	}
+	match := flat(text[start:end])
+	if r := []rune(match); len(r) > 240 {
+		match = string(r[:110]) + " … " + string(r[len(r)-110:])
+	}
+	return flat(pre) + "»" + match + "«" + flat(post)
+}
+
+// flat puts text on one line: runs of white space become one space, and a
+// space at either end is kept (it separates the highlight from its context).
+func flat(s string) string {
+	f := strings.Join(strings.Fields(s), " ")
+	if f == "" {
+		if s != "" {
+			return " "
+		}
+		return ""
+	}
+	if r, _ := utf8.DecodeRuneInString(s); isSpace(r) {
+		f = " " + f
+	}
+	if r, _ := utf8.DecodeLastRuneInString(s); isSpace(r) {
+		f += " "
+	}
+	return f
+}
+
+func isSpace(r rune) bool { return strings.ContainsRune(" \t\n\r\f\v\u00a0", r) }

@@ -1,0 +1,436 @@
+package invindex
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+	"sync"
+	"unicode/utf8"
+)
+
+// Passage alignment: where exactly two texts share text.
+//
+// Similarity counting says how much two documents share; Align says where.
+// It works on the same windows the index is built from (every run of N
+// words, N = Params.WindowWords, keyed by chunk ID and fingerprint, see
+// WindowKeys), in three steps that follow the "seeding, extension,
+// filtering" scheme of the PAN text-alignment systems:
+//
+//  1. Seeds. Every window of b whose key occurs in a gives one match
+//     (i, j): window i of a equals window j of b. a's windows are hashed
+//     once per Doc (so aligning one document with many sources indexes it
+//     once); keys that AlignOptions.Suppress rejects, and keys repeated more
+//     than maxKeyRepeat times in a (tables of numbers, rules of dashes),
+//     give no seeds.
+//  2. Extension. The seeds are clustered by proximity in both texts at
+//     once: sorted by their position in a, they are cut wherever more than
+//     MaxGapWords words separate consecutive windows; each part is then
+//     sorted by its position in b and cut the same way; and so on,
+//     alternating, until no part is cut any more. A cluster is therefore a
+//     set of seeds that lie close together in a and in b, in any order:
+//     text copied with its sentences or words reordered, or with words
+//     replaced (which breaks the N windows around each replaced word, a gap
+//     of up to N+1 words), still forms one cluster.
+//  3. Passages. A cluster's windows i..j in a cover words i..j+N-1 (and
+//     likewise in b); clusters whose word ranges overlap or lie within
+//     MergeGapWords of each other in both texts are merged; passages
+//     shorter than MinWords words in either text, or with fewer than
+//     MinShared matching windows, are dropped; a passage whose range in a
+//     lies mostly (at least half) inside a stronger passage's is dropped
+//     too (the same text of a matching a second place in b: one place is
+//     the evidence). Word ranges become byte offsets: words[i].Start to
+//     words[j+N-1].End, so a passage starts at its first matching word
+//     and ends at the last, exact to the byte.
+//
+// Align is pure and deterministic: the same inputs give the same passages,
+// in the same order.
+
+// Passage is one stretch of text that a and b share (Align). Offsets are
+// byte offsets into Doc.Text, [Start, End), each starting at a word's first
+// byte and ending at a word's last.
+type Passage struct {
+	AStart int `json:"a_start"`
+	AEnd   int `json:"a_end"`
+	BStart int `json:"b_start"`
+	BEnd   int `json:"b_end"`
+	// AWords and BWords are the passage's lengths in words.
+	AWords int `json:"a_words"`
+	BWords int `json:"b_words"`
+	// Shared is the number of windows of a in the passage that match a
+	// window of b in it; a verbatim copy of w words has w-N+1.
+	Shared int `json:"shared"`
+}
+
+// A returns the passage's range in a.
+func (p Passage) A() Range { return Range{p.AStart, p.AEnd} }
+
+// B returns the passage's range in b.
+func (p Passage) B() Range { return Range{p.BStart, p.BEnd} }
+
+// AlignOptions tune Align. The zero value means the defaults.
+type AlignOptions struct {
+	// MaxGapWords is the largest number of words between two matching
+	// windows (in a and in b) that still belong to one passage. 0 means
+	// DefaultMaxGapWords; a negative value means 0 (only overlapping or
+	// adjacent windows join).
+	MaxGapWords int
+	// MergeGapWords is the largest gap, in words in both texts, across
+	// which two passages are merged into one. 0 means MaxGapWords; a
+	// negative value merges only passages that overlap in both texts.
+	MergeGapWords int
+	// MinWords drops passages shorter than this many words in a or in b.
+	// 0 means DefaultMinWords; a negative value keeps every passage.
+	MinWords int
+	// MinShared drops passages with fewer matching windows. 0 or less: no
+	// minimum beyond what MinWords implies.
+	MinShared int
+	// Suppress, when set, is asked about every key (WindowKeys) that
+	// occurs in both texts; the windows it returns true for are ignored,
+	// as if they did not match. Use it for chunks common to very many
+	// documents (templates, faculty boilerplate): the caller knows their
+	// document frequencies. It is called from the goroutine running Align.
+	Suppress func(key uint64) bool
+}
+
+// Defaults of AlignOptions.
+const (
+	// DefaultMaxGapWords tolerates a replaced word every few words, or a
+	// short inserted clause, inside one passage.
+	DefaultMaxGapWords = 20
+	// DefaultMinWords is about one sentence: shorter matches are mostly
+	// set phrases, names and titles.
+	DefaultMinWords = 15
+)
+
+// maxKeyRepeat is how often a key may occur in a before its windows stop
+// seeding: a window repeated so often in one text is a table or a rule,
+// not prose, and its matches would cost their product.
+const maxKeyRepeat = 32
+
+func (o AlignOptions) withDefaults() AlignOptions {
+	switch {
+	case o.MaxGapWords == 0:
+		o.MaxGapWords = DefaultMaxGapWords
+	case o.MaxGapWords < 0:
+		o.MaxGapWords = 0
+	}
+	switch {
+	case o.MergeGapWords == 0:
+		o.MergeGapWords = o.MaxGapWords
+	case o.MergeGapWords < 0:
+		o.MergeGapWords = -1 // overlap only: a gap of 0 words is adjacency
+	}
+	switch {
+	case o.MinWords == 0:
+		o.MinWords = DefaultMinWords
+	case o.MinWords < 0:
+		o.MinWords = 0
+	}
+	return o
+}
+
+// Doc is a text prepared for alignment: its words and the key of every
+// window, in text order (Keys = Tokenizer.WindowKeys(Words)). Build it with
+// NewDoc. A Doc may be aligned with many others, concurrently too: the
+// first Align that needs it as its first argument hashes its keys, once.
+type Doc struct {
+	Text  string
+	Words []Word
+	Keys  []uint64
+
+	once sync.Once
+	ix   keyIndex
+
+	runesOnce sync.Once
+	runes     int
+}
+
+// Coverage is Coverage(d.Text, ranges, excluded), with the text's rune
+// count computed once per Doc rather than once per call: a document is
+// measured against each of its sources.
+func (d *Doc) Coverage(ranges, excluded []Range) float64 {
+	d.runesOnce.Do(func() { d.runes = utf8.RuneCountInString(d.Text) })
+	return coverage(d.Text, d.runes, ranges, excluded)
+}
+
+// NewDoc tokenises text with tok and computes its window keys. The slices
+// are freshly allocated; tok's buffers are not retained.
+func NewDoc(tok *Tokenizer, text string) *Doc {
+	words := tok.Words(text, nil)
+	words = words[:len(words):len(words)]
+	return &Doc{Text: text, Words: words, Keys: tok.WindowKeys(words, nil)}
+}
+
+// window is N, the words per window: Keys has len(Words)-N+1 entries.
+func (d *Doc) window() int {
+	if len(d.Keys) == 0 {
+		return 0
+	}
+	return len(d.Words) - len(d.Keys) + 1
+}
+
+func (d *Doc) index() *keyIndex {
+	d.once.Do(func() { d.ix.build(d.Keys) })
+	return &d.ix
+}
+
+// keyIndex finds the windows of a document with a given key: an
+// open-addressing hash table from key to the first window with it, and a
+// chain through the later ones. Keys are already uniform hash bits, so a
+// multiply spreads them over the table.
+type keyIndex struct {
+	keys  []uint64 // slot → key
+	first []uint32 // slot → first window + 1; 0 marks an empty slot
+	count []uint32 // slot → windows with the key
+	next  []uint32 // window → next window with the same key + 1; 0 ends
+	shift uint
+}
+
+func (x *keyIndex) build(keys []uint64) {
+	size := 1 << max(4, bits.Len(uint(2*len(keys))))
+	x.keys = make([]uint64, size)
+	x.first = make([]uint32, size)
+	x.count = make([]uint32, size)
+	x.next = make([]uint32, len(keys))
+	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	mask := uint64(size - 1)
+	// Backwards, so that each chain lists its windows in text order.
+	for i := len(keys) - 1; i >= 0; i-- {
+		k := keys[i]
+		s := (k * 0x9E3779B97F4A7C15) >> x.shift
+		for x.first[s] != 0 && x.keys[s] != k {
+			s = (s + 1) & mask
+		}
+		x.next[i] = x.first[s]
+		x.keys[s], x.first[s] = k, uint32(i+1)
+		x.count[s]++
+	}
+}
+
+// lookup returns the first window with key k plus one (0: none) and the
+// number of windows with it.
+func (x *keyIndex) lookup(k uint64) (first, count uint32) {
+	if len(x.keys) == 0 {
+		return 0, 0
+	}
+	mask := uint64(len(x.keys) - 1)
+	for s := (k * 0x9E3779B97F4A7C15) >> x.shift; x.first[s] != 0; s = (s + 1) & mask {
+		if x.keys[s] == k {
+			return x.first[s], x.count[s]
+		}
+	}
+	return 0, 0
+}
+
+// seed is one match: window A of a equals window B of b.
+type seed struct{ A, B int32 }
+
+func cmpByA(x, y seed) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) }
+func cmpByB(x, y seed) int { return cmp.Or(cmp.Compare(x.B, y.B), cmp.Compare(x.A, y.A)) }
+
+// wpass is a passage in word indexes, [a0, a1) and [b0, b1), with the
+// seeds it was made of.
+type wpass struct {
+	a0, a1, b0, b1 int
+	seeds          []seed
+	shared         int
+}
+
+// Align finds the passages a and b share, sorted by AStart, then BStart.
+// Both must come from Tokenizers with the same Params. See the comment at
+// the top of this file for the method.
+func Align(a, b *Doc, opt AlignOptions) []Passage {
+	opt = opt.withDefaults()
+	n := a.window()
+	if n == 0 || b.window() != n {
+		return nil
+	}
+	seeds := findSeeds(a, b, opt.Suppress)
+	if len(seeds) == 0 {
+		return nil
+	}
+	ps := cluster(seeds, n, opt.MaxGapWords)
+	ps = mergePassages(ps, opt.MergeGapWords)
+	kept := ps[:0]
+	for _, p := range ps {
+		if p.a1-p.a0 >= opt.MinWords && p.b1-p.b0 >= opt.MinWords && p.shared >= opt.MinShared {
+			kept = append(kept, p)
+		}
+	}
+	kept = dropDominated(kept)
+	out := make([]Passage, len(kept))
+	for i, p := range kept {
+		out[i] = Passage{
+			AStart: int(a.Words[p.a0].Start), AEnd: int(a.Words[p.a1-1].End),
+			BStart: int(b.Words[p.b0].Start), BEnd: int(b.Words[p.b1-1].End),
+			AWords: p.a1 - p.a0, BWords: p.b1 - p.b0, Shared: p.shared,
+		}
+	}
+	slices.SortFunc(out, func(x, y Passage) int {
+		return cmp.Or(cmp.Compare(x.AStart, y.AStart), cmp.Compare(x.BStart, y.BStart),
+			cmp.Compare(x.AEnd, y.AEnd), cmp.Compare(x.BEnd, y.BEnd))
+	})
+	return out
+}
+
+// findSeeds returns every match between a window of a and one of b.
+func findSeeds(a, b *Doc, suppress func(uint64) bool) []seed {
+	ix := a.index()
+	var seeds []seed
+	for j, k := range b.Keys {
+		first, count := ix.lookup(k)
+		if first == 0 || count > maxKeyRepeat || suppress != nil && suppress(k) {
+			continue
+		}
+		for i := first; i != 0; i = ix.next[i-1] {
+			seeds = append(seeds, seed{A: int32(i - 1), B: int32(j)})
+		}
+	}
+	return seeds
+}
+
+// cluster groups seeds that lie close together in both texts (step 2) and
+// returns the clusters as passages in word indexes.
+func cluster(seeds []seed, n, gap int) []wpass {
+	type part struct {
+		lo, hi int
+		byB    bool // the dimension to cut next; the part is already stable in the other
+	}
+	// A window starting at p ends before word p+n; the next one starting
+	// at q leaves q-(p+n) words between them.
+	limit := int32(n + gap)
+	cut := func(ss []seed, byB bool, emit func(lo, hi int)) {
+		lo := 0
+		for i := 1; i < len(ss); i++ {
+			d := ss[i].A - ss[i-1].A
+			if byB {
+				d = ss[i].B - ss[i-1].B
+			}
+			if d > limit {
+				emit(lo, i)
+				lo = i
+			}
+		}
+		emit(lo, len(ss))
+	}
+	slices.SortFunc(seeds, cmpByA)
+	var stack []part
+	cut(seeds, false, func(lo, hi int) { stack = append(stack, part{lo, hi, true}) })
+	var out []wpass
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		ss := seeds[p.lo:p.hi]
+		if p.byB {
+			slices.SortFunc(ss, cmpByB)
+		} else {
+			slices.SortFunc(ss, cmpByA)
+		}
+		pieces := 0
+		cut(ss, p.byB, func(lo, hi int) {
+			pieces++
+			if lo == 0 && hi == len(ss) {
+				return // not cut: stable in both dimensions
+			}
+			stack = append(stack, part{p.lo + lo, p.lo + hi, !p.byB})
+		})
+		if pieces == 1 {
+			out = append(out, newWPass(ss, n))
+		}
+	}
+	return out
+}
+
+func newWPass(ss []seed, n int) wpass {
+	p := wpass{a0: int(ss[0].A), a1: int(ss[0].A), b0: int(ss[0].B), b1: int(ss[0].B), seeds: ss}
+	for _, s := range ss {
+		p.a0, p.a1 = min(p.a0, int(s.A)), max(p.a1, int(s.A))
+		p.b0, p.b1 = min(p.b0, int(s.B)), max(p.b1, int(s.B))
+	}
+	p.a1 += n
+	p.b1 += n
+	p.shared = distinctA(ss)
+	return p
+}
+
+// distinctA counts the distinct windows of a among ss (sorting ss by A).
+func distinctA(ss []seed) int {
+	slices.SortFunc(ss, cmpByA)
+	d := 0
+	for i, s := range ss {
+		if i == 0 || s.A != ss[i-1].A {
+			d++
+		}
+	}
+	return d
+}
+
+// gapBetween is the number of words between [x0, x1) and [y0, y1), negative
+// when they overlap.
+func gapBetween(x0, x1, y0, y1 int) int { return max(x0, y0) - min(x1, y1) }
+
+// mergePassages merges passages closer than gap words in both texts, until
+// no two are.
+func mergePassages(ps []wpass, gap int) []wpass {
+	for merged := true; merged; {
+		merged = false
+		slices.SortFunc(ps, func(x, y wpass) int {
+			return cmp.Or(cmp.Compare(x.a0, y.a0), cmp.Compare(x.b0, y.b0), cmp.Compare(x.a1, y.a1), cmp.Compare(x.b1, y.b1))
+		})
+		for i := 0; i < len(ps); i++ {
+			for j := i + 1; j < len(ps) && ps[j].a0-ps[i].a1 <= gap; j++ {
+				if gapBetween(ps[i].a0, ps[i].a1, ps[j].a0, ps[j].a1) > gap ||
+					gapBetween(ps[i].b0, ps[i].b1, ps[j].b0, ps[j].b1) > gap {
+					continue
+				}
+				x, y := &ps[i], ps[j]
+				x.a0, x.a1 = min(x.a0, y.a0), max(x.a1, y.a1)
+				x.b0, x.b1 = min(x.b0, y.b0), max(x.b1, y.b1)
+				x.seeds = append(slices.Clip(x.seeds), y.seeds...)
+				x.shared = distinctA(x.seeds)
+				ps = slices.Delete(ps, j, j+1)
+				merged = true
+				j = i // x grew: look at the following passages again
+			}
+		}
+	}
+	return ps
+}
+
+// dropDominated drops each passage whose range in a lies at least half
+// inside the range of a passage with more shared windows (ties: the one
+// first in a, then in b).
+func dropDominated(ps []wpass) []wpass {
+	if len(ps) < 2 {
+		return ps
+	}
+	order := make([]int, len(ps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		p, q := ps[x], ps[y]
+		return cmp.Or(cmp.Compare(q.shared, p.shared), cmp.Compare(p.a0, q.a0), cmp.Compare(p.b0, q.b0))
+	})
+	var keep []int
+	for _, i := range order {
+		p := ps[i]
+		dominated := false
+		for _, k := range keep {
+			q := ps[k]
+			if ov := -gapBetween(p.a0, p.a1, q.a0, q.a1); 2*ov >= p.a1-p.a0 {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			keep = append(keep, i)
+		}
+	}
+	slices.Sort(keep)
+	out := make([]wpass, len(keep))
+	for i, k := range keep {
+		out[i] = ps[k]
+	}
+	return out
+}
