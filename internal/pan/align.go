@@ -1,0 +1,159 @@
+package pan
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/plagd/plagd/invindex"
+)
+
+// AlignSettings are the passage-alignment settings of the evaluation.
+type AlignSettings struct {
+	// Aligner is "invindex" (invindex.Align, the engine's aligner) or
+	// "seed" (the stand-in in seedalign.go, kept for comparison).
+	Aligner string `json:"aligner"`
+	// Window is the words per seed window (n-gram) for alignment. It is
+	// independent of the index's window_words: retrieval uses the index's
+	// 5-word chunks, alignment of a retrieved pair may use shorter windows,
+	// which survive shuffling and synonym replacement.
+	Window int `json:"window"`
+	// MaxOcc ignores windows occurring more often than this in either text
+	// of the pair (invindex: through AlignOptions.Suppress).
+	MaxOcc int `json:"max_occ"`
+	// GapWords, MergeGapWords, MinWords, MinShared: see
+	// invindex.AlignOptions (and SeedOptions).
+	GapWords      int `json:"gap_words"`
+	MergeGapWords int `json:"merge_gap_words"`
+	MinWords      int `json:"min_words"`
+	MinShared     int `json:"min_shared"`
+}
+
+// DefaultAlignSettings were tuned on pan-id (docs/QUALITY.md): a plateau,
+// not a peak; neighbouring values score within a few hundredths.
+func DefaultAlignSettings() AlignSettings {
+	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 100, MinWords: 20, MinShared: 8}
+}
+
+func (s AlignSettings) String() string {
+	return fmt.Sprintf("aligner=%s window=%d max_occ=%d gap_words=%d merge_gap_words=%d min_words=%d min_shared=%d",
+		s.Aligner, s.Window, s.MaxOcc, s.GapWords, s.MergeGapWords, s.MinWords, s.MinShared)
+}
+
+// Validate checks the settings.
+func (s AlignSettings) Validate() error {
+	if s.Aligner != "invindex" && s.Aligner != "seed" {
+		return fmt.Errorf("aligner must be invindex or seed, got %q", s.Aligner)
+	}
+	if s.Window < 1 || s.Window > 64 {
+		return fmt.Errorf("window must be 1..64, got %d", s.Window)
+	}
+	if s.MaxOcc < 1 {
+		return fmt.Errorf("max-occ must be at least 1, got %d", s.MaxOcc)
+	}
+	return nil
+}
+
+// Prepared is a document ready for alignment with Settings s.
+type Prepared struct {
+	Text  *Text
+	doc   *invindex.Doc
+	count map[uint64]int32
+	seed  *SeedDoc
+}
+
+// Prepare tokenises t for alignment. tok must be built from the Params
+// that Tokenizer(s) returns; it is used by one goroutine at a time.
+func (s AlignSettings) Prepare(tok *invindex.Tokenizer, t *Text) *Prepared {
+	p := &Prepared{Text: t}
+	if s.Aligner == "seed" {
+		p.seed = NewSeedDoc(tok, t, s.Window)
+		return p
+	}
+	p.doc = invindex.NewDoc(tok, t.S)
+	p.count = make(map[uint64]int32, len(p.doc.Keys))
+	for _, k := range p.doc.Keys {
+		p.count[k]++
+	}
+	return p
+}
+
+// Tokenizer returns a tokenizer for Prepare: the index's params (case
+// folding, diacritics) with the alignment window.
+func (s AlignSettings) Tokenizer(index invindex.Params) *invindex.Tokenizer {
+	index.WindowWords = s.Window
+	return invindex.NewTokenizer(index)
+}
+
+// Align returns the detections of suspicious document a from source b.
+// Prepared documents may be aligned concurrently.
+func (s AlignSettings) Align(a, b *Prepared) []Annotation {
+	var ps []Passage
+	if s.Aligner == "seed" {
+		ps = SeedAlign(a.seed, b.seed, SeedOptions{Gram: s.Window, MaxOcc: s.MaxOcc, GapWords: s.GapWords,
+			MinSeeds: s.MinShared, MinWords: s.MinWords, MergeGapWords: s.MergeGapWords})
+	} else {
+		max := int32(s.MaxOcc)
+		opt := invindex.AlignOptions{MaxGapWords: s.GapWords, MergeGapWords: s.MergeGapWords,
+			MinWords: s.MinWords, MinShared: s.MinShared,
+			Suppress: func(k uint64) bool { return a.count[k] > max || b.count[k] > max }}
+		for _, q := range invindex.Align(a.doc, b.doc, opt) {
+			// invindex ends a passage with its last word; PAN cases end
+			// with the sentence's punctuation.
+			ps = append(ps, Passage{AStart: q.AStart, AEnd: extendPunct(a.Text.S, q.AEnd),
+				BStart: q.BStart, BEnd: extendPunct(b.Text.S, q.BEnd), AWords: q.AWords, BWords: q.BWords, Shared: q.Shared})
+		}
+	}
+	return Detections(a.Text, b.Text, ps)
+}
+
+// Cache prepares each document once, concurrently safe.
+type Cache struct {
+	s     AlignSettings
+	index invindex.Params
+	mu    sync.Mutex
+	m     map[string]*cacheEntry
+	toks  sync.Pool
+}
+
+type cacheEntry struct {
+	once sync.Once
+	p    *Prepared
+	err  error
+}
+
+// NewCache returns a cache for settings s and the index's params.
+func NewCache(s AlignSettings, index invindex.Params) *Cache {
+	c := &Cache{s: s, index: index, m: map[string]*cacheEntry{}}
+	c.toks.New = func() any { return s.Tokenizer(index) }
+	return c
+}
+
+// Get returns the prepared document at path (named name), reading it on first use.
+func (c *Cache) Get(name, path string) (*Prepared, error) {
+	c.mu.Lock()
+	e := c.m[path]
+	if e == nil {
+		e = &cacheEntry{}
+		c.m[path] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		t, err := ReadText(name, path)
+		if err != nil {
+			e.err = err
+			return
+		}
+		tok := c.toks.Get().(*invindex.Tokenizer)
+		e.p = c.s.Prepare(tok, t)
+		c.toks.Put(tok)
+	})
+	return e.p, e.err
+}
+
+// Forget drops the document at path from the cache (a suspicious document
+// is aligned once; sources stay for the next suspicious document).
+func (c *Cache) Forget(path string) {
+	c.mu.Lock()
+	delete(c.m, path)
+	c.mu.Unlock()
+}
