@@ -42,7 +42,7 @@ type EngineConfig struct {
 	WindowWords     int  `yaml:"window_words"`     // words per chunk (N), default 5
 	ChunkBits       uint `yaml:"chunk_bits"`       // chunk-ID width, 20..32, default 28
 	StripDiacritics bool `yaml:"strip_diacritics"` // fold "é" to "e" before hashing
-	MinShared       int  `yaml:"min_shared"`       // a pair is kept only with at least this many shared chunks
+	MinShared       int  `yaml:"min_shared"`       // a pair is kept only with at least this many shared chunks; 0 = auto (AutoMinShared)
 	TopK            int  `yaml:"top_k"`            // similarity rows kept per document, default 100
 	DFCap           int  `yaml:"df_cap"`           // chunks in more documents than this are not counted; 0 = off
 	Nodes           int  `yaml:"nodes"`            // in-process nodes (chunk-ID ranges); 0 = number of CPUs
@@ -97,7 +97,7 @@ func DefaultConfig() Config {
 			WindowWords:     p.WindowWords,
 			ChunkBits:       p.ChunkBits,
 			StripDiacritics: p.StripDiacritics,
-			MinShared:       1, // chunks carry fingerprints: chance matches are rare (docs/integration.md)
+			MinShared:       0, // auto: grows with the archive (AutoMinShared)
 			TopK:            100,
 			DFCap:           0,
 			Nodes:           0,
@@ -200,8 +200,8 @@ func (c *Config) Validate() error {
 	}
 	e := c.Engine
 	switch {
-	case e.MinShared < 1:
-		return fmt.Errorf("engine.min_shared must be at least 1, got %d", e.MinShared)
+	case e.MinShared < 0:
+		return fmt.Errorf("engine.min_shared must be 0 (auto) or positive, got %d", e.MinShared)
 	case e.TopK < 1:
 		return fmt.Errorf("engine.top_k must be at least 1, got %d", e.TopK)
 	case e.DFCap < 0:
@@ -231,4 +231,25 @@ func (c *Config) NodeCount() int {
 		return c.Engine.Nodes
 	}
 	return runtime.NumCPU()
+}
+
+// AutoMinShared is engine.min_shared for an archive of live documents when the
+// configuration says 0 (auto). Chunks carry fingerprints, so hash collisions
+// almost never make two documents share a chunk; what does grow with the
+// archive is genuine sharing of common phrases ("at the end of the"), which
+// fills top-k lists with one-chunk pairs that are no evidence of copying and
+// makes every run write and patch more rows. One shared chunk counts while the
+// archive is small (where one copied sentence matters most), more as it grows.
+// A run records the value it used; when the archive crosses a threshold the
+// next run is full, so results stay exact.
+func AutoMinShared(liveDocs int) int {
+	switch {
+	case liveDocs < 10_000:
+		return 1
+	case liveDocs < 100_000:
+		return 2
+	case liveDocs < 1_000_000:
+		return 3
+	}
+	return 4
 }

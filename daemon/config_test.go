@@ -54,3 +54,11 @@ func TestConfig_EnvOverridesAndErrors(t *testing.T) {
 		t.Fatalf("out of range: %v", err)
 	}
 }
+
+func TestAutoMinShared(t *testing.T) {
+	for _, c := range []struct{ docs, want int }{{0, 1}, {9_999, 1}, {10_000, 2}, {99_999, 2}, {100_000, 3}, {1_000_000, 4}} {
+		if got := AutoMinShared(c.docs); got != c.want {
+			t.Errorf("AutoMinShared(%d) = %d, want %d", c.docs, got, c.want)
+		}
+	}
+}

@@ -33,6 +33,8 @@ type Engine struct {
 	// making the run wait (the daemon); otherwise Run saves before returning (the CLI).
 	SaveInBackground bool
 
+	minShared int // engine.min_shared as resolved for the current run (auto: AutoMinShared)
+
 	saveMu sync.Mutex     // one save at a time
 	saving sync.WaitGroup // background saves in flight
 }
@@ -75,6 +77,9 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 	}
 	committedGen, err := lastCommittedRun(ctx, e.pool)
 	if err != nil {
+		return rep, err
+	}
+	if err := e.resolveMinShared(ctx); err != nil {
 		return rep, err
 	}
 	if !full {
@@ -183,7 +188,7 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 	}
 	plan := cluster.Plan{
 		Run: runID, Full: full, Params: e.cfg.Params(),
-		DFCap: e.cfg.Engine.DFCap, MinShared: e.cfg.Engine.MinShared,
+		DFCap: e.cfg.Engine.DFCap, MinShared: e.minShared,
 		TopK: e.cfg.Engine.TopK, BatchSize: e.cfg.Engine.BatchSize,
 	}
 	if full {
@@ -279,12 +284,30 @@ func (e *Engine) persist(gen int64) error {
 	return e.store.save(gen, e.instance, e.cfg.Params(), e.master.Docs(), states)
 }
 
+// resolveMinShared fixes min_shared for this run: the configured value, or
+// AutoMinShared of the live archive when it is 0.
+func (e *Engine) resolveMinShared(ctx context.Context) error {
+	if e.cfg.Engine.MinShared > 0 {
+		e.minShared = e.cfg.Engine.MinShared
+		return nil
+	}
+	var n int
+	if err := e.pool.QueryRow(ctx, `select count(*) from documents where deleted_at is null`).Scan(&n); err != nil {
+		return fmt.Errorf("count documents: %w", err)
+	}
+	e.minShared = AutoMinShared(n)
+	return nil
+}
+
+// MinShared is the min_shared the last run used (resolving auto).
+func (e *Engine) MinShared() int { return max(e.minShared, 1) }
+
 // settings describes everything the stored results depend on.
 func (e *Engine) settings() string {
 	p := e.cfg.Params()
 	return fmt.Sprintf("window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d",
 		p.WindowWords, p.ChunkBits, p.StripDiacritics, invindex.HashVersion,
-		e.cfg.Engine.MinShared, e.cfg.Engine.TopK, e.cfg.Engine.DFCap)
+		e.minShared, e.cfg.Engine.TopK, e.cfg.Engine.DFCap)
 }
 
 // committedSettings returns the settings run id was computed with.

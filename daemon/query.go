@@ -63,7 +63,12 @@ func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top
 		}
 		st.Count(c, self, chunks[a:b], checks[a:b], e.cfg.Engine.DFCap)
 	}
-	pairs := c.Drain(nil, uint32(max(e.cfg.Engine.MinShared, 1)))
+	if e.minShared == 0 {
+		if err := e.resolveMinShared(ctx); err != nil {
+			return nil, err
+		}
+	}
+	pairs := c.Drain(nil, uint32(e.MinShared()))
 	matches := make([]invindex.Match, len(pairs))
 	for i, p := range pairs {
 		matches[i] = invindex.Match{Other: docs.Ext(p.Other), Shared: p.Shared}
