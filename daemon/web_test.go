@@ -28,6 +28,7 @@ func TestDaemon_Pages(t *testing.T) {
 		src, m.c.words(40)+" "+src)
 	pgtest.Exec(t, pool, `insert into documents (external_id, title, filename, content) values ('bad', 'Broken upload', 'bad.txt', decode('000102030405060708ff00fe0000', 'hex'))`)
 	d := NewDaemon(cfg, pool, testLogger(t))
+	t.Cleanup(d.engine.WaitSaved) // the daemon saves the index in the background, into t's temp dir
 	mustRun(t, d.engine, false)
 	pgtest.Exec(t, pool, `insert into documents (external_id, title, text) values ('later', 'Waiting essay', 'not yet processed by any run at all')`)
 	var docID int64
