@@ -176,6 +176,7 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 			}
 			incr := storedSimilarities(t, pool)
 			mustRun(t, e, true)
+			checkSimilarityKeys(t, pool)
 			if d := diffRows(storedSimilarities(t, pool), incr); d != "" {
 				t.Fatalf("full run differs from the incremental result:\n%s", d)
 			}
@@ -183,6 +184,20 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 				t.Logf("no unchanged list was recomputed in this sequence (seed %d)", seed)
 			}
 		})
+	}
+}
+
+// checkSimilarityKeys: a full run drops the keys of similarities while it
+// writes; they must all be back.
+func checkSimilarityKeys(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	var n int
+	err := pool.QueryRow(context.Background(), `
+		select (select count(*) from pg_constraint where conrelid = 'similarities'::regclass
+		        and conname in ('similarities_pkey', 'similarities_doc_fk', 'similarities_other_fk'))
+		     + (select count(*) from pg_indexes where tablename = 'similarities' and indexname = 'similarities_other')`).Scan(&n)
+	if err != nil || n != 4 {
+		t.Fatalf("similarities has %d of its 4 keys and indexes after a full run (%v)", n, err)
 	}
 }
 
