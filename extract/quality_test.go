@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plagd/plagd/internal/wordscore"
 )
 
 // TestQuality measures extraction against the fixtures of extract/testdata
@@ -59,12 +61,12 @@ type qualityResult struct {
 	group          string
 	outcome        string // "ok", a kind name, or "skip"
 	reason         string // the error's Reason
-	word, bigram   f1Score
+	word, bigram   wordscore.Score
 	glued, split   int
 	intactMissing  int
 	intactChecked  int
 	passed         bool
-	ocr            *f1Score // OCR f1Score of a no_text_layer row, when tesseract is installed
+	ocr            *wordscore.Score // OCR wordscore.Score of a no_text_layer row, when tesseract is installed
 	ocrUnsupported bool
 }
 
@@ -204,11 +206,11 @@ func runQualityRow(t *testing.T, row manifestRow) qualityResult {
 		return res
 	}
 	res.outcome = "ok"
-	want := scoreWords(readSources(t, row))
-	got := scoreWords(text)
-	res.word = multisetF1(got, want)
-	res.bigram = multisetF1(wordBigrams(got), wordBigrams(want))
-	glued, split := boundaryErrors(got, want)
+	want := wordscore.Words(readSources(t, row))
+	got := wordscore.Words(text)
+	res.word = wordscore.F1(got, want)
+	res.bigram = wordscore.F1(wordscore.Bigrams(got), wordscore.Bigrams(want))
+	glued, split := wordscore.BoundaryErrors(got, want)
 	res.glued, res.split = len(glued), len(split)
 	res.passed = res.word.F1 >= minWordF1
 	t.Logf("words P %.4f R %.4f F1 %.4f; bigrams F1 %.4f; glued %d %v; split %d %v",
@@ -220,7 +222,7 @@ func runQualityRow(t *testing.T, row manifestRow) qualityResult {
 	intactPath := filepath.Join("testdata", strings.TrimSuffix(row.file, filepath.Ext(row.file))+".intact")
 	if data, err := os.ReadFile(intactPath); err == nil {
 		check := strings.Fields(string(data))
-		missing := missingIntact(check, got, want)
+		missing := wordscore.MissingIntact(check, got, want)
 		res.intactChecked, res.intactMissing = len(check), len(missing)
 		if len(missing) > 0 {
 			res.passed = false
@@ -238,7 +240,7 @@ func runQualityRow(t *testing.T, row manifestRow) qualityResult {
 // ocrScore extracts a scanned fixture again with OCR on, when PLAGD_TEST_OCR=1
 // and the tesseract program is installed, and scores it. OCR quality is
 // reported, not asserted.
-func ocrScore(t *testing.T, row manifestRow, content []byte, name string) (*f1Score, bool) {
+func ocrScore(t *testing.T, row manifestRow, content []byte, name string) (*wordscore.Score, bool) {
 	if os.Getenv("PLAGD_TEST_OCR") != "1" {
 		t.Log("OCR not measured (slow: set PLAGD_TEST_OCR=1, or run plagd extract-eval --ocr)")
 		return nil, false
@@ -258,9 +260,9 @@ func ocrScore(t *testing.T, row manifestRow, content []byte, name string) (*f1Sc
 	}
 	if err != nil {
 		t.Logf("with OCR: %v", err)
-		return &f1Score{}, false
+		return &wordscore.Score{}, false
 	}
-	s := multisetF1(scoreWords(text), scoreWords(readSources(t, row)))
+	s := wordscore.F1(wordscore.Words(text), wordscore.Words(readSources(t, row)))
 	t.Logf("with OCR (%s): words P %.4f R %.4f F1 %.4f", strings.Join(langs, "+"), s.P, s.R, s.F1)
 	return &s, false
 }

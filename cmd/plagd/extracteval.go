@@ -15,10 +15,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
+
+	"github.com/plagd/plagd/internal/wordscore"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/plagd/plagd/extract"
 )
@@ -106,7 +106,7 @@ type evalOutcome struct {
 	ran          bool   // false: not applicable (pdftotext on a DOCX)
 	outcome      string // "ok" or a failure kind
 	reason       string
-	word, bigram evalScore
+	word, bigram wordscore.Score
 	glued, split int
 }
 
@@ -167,7 +167,7 @@ func runEvalRow(ctx context.Context, dir string, row evalRow, pdftotext, tessera
 			b.Write(data)
 			b.WriteByte('\n')
 		}
-		truth = evalWords(b.String())
+		truth = wordscore.Words(b.String())
 	}
 
 	name := filepath.Base(row.file)
@@ -211,16 +211,16 @@ func scoreOutcome(text string, err error, truth []string) evalOutcome {
 		o.outcome, o.reason = "error", err.Error()
 		return o
 	}
-	got := evalWords(text)
+	got := wordscore.Words(text)
 	if len(got) == 0 {
 		o.outcome = "empty"
 		return o
 	}
 	o.outcome = "ok"
 	if truth != nil {
-		o.word = evalMultisetF1(got, truth)
-		o.bigram = evalMultisetF1(evalBigrams(got), evalBigrams(truth))
-		glued, split := evalBoundaryErrors(got, truth)
+		o.word = wordscore.F1(got, truth)
+		o.bigram = wordscore.F1(wordscore.Bigrams(got), wordscore.Bigrams(truth))
+		glued, split := wordscore.BoundaryErrors(got, truth)
 		o.glued, o.split = len(glued), len(split)
 	}
 	return o
@@ -391,92 +391,4 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 	}
 	fmt.Fprintln(w, "Fixtures that must fail:")
 	table(header, rows)
-}
-
-// The scoring below is a copy of extract/f1_test.go (scoreWords, multisetF1,
-// wordBigrams, boundaryErrors), which TestQuality uses; keep them the same.
-
-type evalScore struct{ P, R, F1 float64 }
-
-func evalWords(text string) []string {
-	text = norm.NFC.String(text)
-	var out []string
-	start := -1
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, strings.ToLower(text[start:i]))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, strings.ToLower(text[start:]))
-	}
-	return out
-}
-
-func evalMultisetF1(got, want []string) evalScore {
-	if len(got) == 0 || len(want) == 0 {
-		if len(got) == len(want) {
-			return evalScore{1, 1, 1}
-		}
-		return evalScore{}
-	}
-	count := make(map[string]int, len(want))
-	for _, w := range want {
-		count[w]++
-	}
-	common := 0
-	for _, g := range got {
-		if count[g] > 0 {
-			count[g]--
-			common++
-		}
-	}
-	if common == 0 {
-		return evalScore{}
-	}
-	p := float64(common) / float64(len(got))
-	r := float64(common) / float64(len(want))
-	return evalScore{p, r, 2 * p * r / (p + r)}
-}
-
-func evalBigrams(ws []string) []string {
-	if len(ws) < 2 {
-		return nil
-	}
-	out := make([]string, len(ws)-1)
-	for i := range out {
-		out[i] = ws[i] + " " + ws[i+1]
-	}
-	return out
-}
-
-func evalBoundaryErrors(got, want []string) (glued, split []string) {
-	vocab := make(map[string]bool, len(want))
-	for _, w := range want {
-		vocab[w] = true
-	}
-	for i, g := range got {
-		if !vocab[g] {
-			for j := 1; j < len(g); j++ {
-				if vocab[g[:j]] && vocab[g[j:]] {
-					glued = append(glued, g[:j]+"|"+g[j:])
-					break
-				}
-			}
-		}
-		if i+1 < len(got) {
-			a, b := g, got[i+1]
-			if (!vocab[a] || !vocab[b]) && vocab[a+b] {
-				split = append(split, a+"|"+b)
-			}
-		}
-	}
-	return glued, split
 }
