@@ -28,9 +28,6 @@ import (
 // have no glued or split words at all. Rows expecting a failure must fail
 // with that kind.
 //
-// A format whose parser is not in the tree yet (Text returns ErrUnsupported)
-// is skipped, not failed.
-//
 // go test ./extract -run Quality -v prints the per-fixture and per-format
 // tables; PLAGD_TEST_OCR=1 also scores OCR of the scanned fixtures (slow).
 func TestQuality(t *testing.T) {
@@ -169,14 +166,6 @@ func runQualityRow(t *testing.T, row manifestRow) qualityResult {
 	if err != nil && !errors.As(err, &xerr) {
 		t.Fatalf("Text returned %T, not *extract.Error: %v", err, err)
 	}
-	if errors.Is(err, ErrUnsupported) && !slices.Contains(row.expect, ErrUnsupported.String()) {
-		// The parser for this format has not landed yet; remove this skip
-		// when every format of the manifest has one.
-		res.reason = xerr.Reason
-		t.Skipf("parser not there yet: %v", err)
-		return res
-	}
-
 	if row.expect[0] != "ok" {
 		res.passed = true
 		if err == nil {
