@@ -39,14 +39,15 @@ type LogConfig struct {
 // EngineConfig holds the similarity engine parameters. Changing window_words,
 // chunk_bits or strip_diacritics invalidates the index: the next run is full.
 type EngineConfig struct {
-	WindowWords     int  `yaml:"window_words"`     // words per chunk (N), default 5
-	ChunkBits       uint `yaml:"chunk_bits"`       // chunk-ID width, 20..32, default 28
-	StripDiacritics bool `yaml:"strip_diacritics"` // fold "é" to "e" before hashing
-	MinShared       int  `yaml:"min_shared"`       // a pair is kept only with at least this many shared chunks; 0 = auto (AutoMinShared)
-	TopK            int  `yaml:"top_k"`            // similarity rows kept per document, default 100
-	DFCap           int  `yaml:"df_cap"`           // chunks in more documents than this are not counted; 0 = off
-	Nodes           int  `yaml:"nodes"`            // in-process nodes (chunk-ID ranges); 0 = number of CPUs
-	BatchSize       int  `yaml:"batch_size"`       // documents per dispatched batch, default 100
+	WindowWords      int  `yaml:"window_words"`       // words per chunk (N), default 5
+	ChunkBits        uint `yaml:"chunk_bits"`         // chunk-ID width, 20..32, default 28
+	StripDiacritics  bool `yaml:"strip_diacritics"`   // fold "é" to "e" before hashing
+	ExtraWindowWords int  `yaml:"extra_window_words"` // a second chunk kind of this many words; 0 = off
+	MinShared        int  `yaml:"min_shared"`         // a pair is kept only with at least this many shared chunks; 0 = auto (AutoMinShared)
+	TopK             int  `yaml:"top_k"`              // similarity rows kept per document, default 100
+	DFCap            int  `yaml:"df_cap"`             // chunks in more documents than this are not counted; 0 = off
+	Nodes            int  `yaml:"nodes"`              // in-process nodes (chunk-ID ranges); 0 = number of CPUs
+	BatchSize        int  `yaml:"batch_size"`         // documents per dispatched batch, default 100
 }
 
 // ScheduleConfig drives the daemon's runs.
@@ -170,6 +171,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		return err
 	})
 	set("PLAGD_ENGINE_STRIP_DIACRITICS", boolean(&c.Engine.StripDiacritics))
+	set("PLAGD_ENGINE_EXTRA_WINDOW_WORDS", num(&c.Engine.ExtraWindowWords))
 	set("PLAGD_ENGINE_MIN_SHARED", num(&c.Engine.MinShared))
 	set("PLAGD_ENGINE_TOP_K", num(&c.Engine.TopK))
 	set("PLAGD_ENGINE_DF_CAP", num(&c.Engine.DFCap))
@@ -219,9 +221,10 @@ func (c *Config) Validate() error {
 // Params returns the invindex parameters the index is built with.
 func (c *Config) Params() invindex.Params {
 	return invindex.Params{
-		WindowWords:     c.Engine.WindowWords,
-		ChunkBits:       c.Engine.ChunkBits,
-		StripDiacritics: c.Engine.StripDiacritics,
+		WindowWords:      c.Engine.WindowWords,
+		ChunkBits:        c.Engine.ChunkBits,
+		StripDiacritics:  c.Engine.StripDiacritics,
+		ExtraWindowWords: c.Engine.ExtraWindowWords,
 	}
 }
 

@@ -305,8 +305,8 @@ func (e *Engine) MinShared() int { return max(e.minShared, 1) }
 // settings describes everything the stored results depend on.
 func (e *Engine) settings() string {
 	p := e.cfg.Params()
-	return fmt.Sprintf("window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d",
-		p.WindowWords, p.ChunkBits, p.StripDiacritics, invindex.HashVersion,
+	return fmt.Sprintf("window_words=%d extra_window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d",
+		p.WindowWords, p.ExtraWindowWords, p.ChunkBits, p.StripDiacritics, invindex.HashVersion,
 		e.minShared, e.cfg.Engine.TopK, e.cfg.Engine.DFCap)
 }
 

@@ -201,6 +201,34 @@ func checkSimilarityKeys(t testing.TB, pool *pgxpool.Pool) {
 	}
 }
 
+// TestEngine_ExtraWindows: with the extra chunk kind on, incremental runs
+// stay equal to the reference and to a full run.
+func TestEngine_ExtraWindows(t *testing.T) {
+	seed := testSeed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 2)
+	cfg.Engine.ExtraWindowWords = 3
+	e := NewEngine(cfg, pool, testLogger(t))
+	m := &mutator{t: t, pool: pool, c: newCorpus(seed), rng: rand.New(rand.NewPCG(seed, 13))}
+	for i := 0; i < 20; i++ {
+		m.step()
+	}
+	mustRun(t, e, false)
+	for run := 0; run < 6; run++ {
+		for i := m.rng.IntN(6); i >= 0; i-- {
+			m.step()
+		}
+		mustRun(t, e, false)
+		checkAgainstReference(t, pool, cfg, "extra windows, run "+strconv.Itoa(run))
+	}
+	incr := storedSimilarities(t, pool)
+	mustRun(t, e, true)
+	if d := diffRows(storedSimilarities(t, pool), incr); d != "" {
+		t.Fatalf("full run differs from the incremental result:\n%s", d)
+	}
+}
+
 // TestEngine_DFCap checks exactness when chunks cross the document-frequency cap.
 func TestEngine_DFCap(t *testing.T) {
 	seed := testSeed(t)

@@ -150,15 +150,34 @@ func (t *Tokenizer) chunkKeys(words []Word, dst []uint64) []uint64 {
 	return dst
 }
 
+// extraWindowSeed starts the hash of the extra chunk kind
+// (Params.ExtraWindowWords): the next 64 bits of the fraction of pi after
+// windowSeed, so that its windows and the main ones are different functions.
+const extraWindowSeed = 0x13198A2E03707344
+
+// appendKeys appends the key (id<<8 | fingerprint) of every n-word window
+// hashed from seed: the general form of chunkKeys, for the extra chunk kind.
+func (t *Tokenizer) appendKeys(words []Word, dst []uint64, n int, seed uint64) []uint64 {
+	shift := 56 - t.p.ChunkBits
+	for i := 0; i+n <= len(words); i++ {
+		h := seed
+		for _, w := range words[i : i+n] {
+			h = windowStep(h, w.Hash)
+		}
+		dst = append(dst, splitmix64(h)>>shift)
+	}
+	return dst
+}
+
 // DocChunks tokenises text and returns its number of words, its distinct
 // chunk IDs sorted ascending, and the fingerprint of each (checks[i]
 // belongs to chunks[i], see WindowFingerprint). Both slices are freshly
 // allocated with exactly that length, so callers may keep them; all other
 // memory is t's reused buffers.
 //
+// With Params.ExtraWindowWords the windows of that length are chunks too.
 // The number of chunks of the document, the denominator of its similarity,
-// is max(0, words-N+1); duplicates are counted there but appear once in
-// chunks. When windows of the document have the same chunk ID but
+// is the number of distinct chunk IDs returned. When windows of the document have the same chunk ID but
 // different fingerprints (a 28-bit collision inside the document: about one
 // per 20,000-chunk thesis), the ID appears once with the smallest of the
 // fingerprints, so the result is deterministic; the other window is lost
@@ -166,6 +185,9 @@ func (t *Tokenizer) chunkKeys(words []Word, dst []uint64) []uint64 {
 func (t *Tokenizer) DocChunks(text string) (words int, chunks []uint32, checks []uint8) {
 	t.words = t.Words(text, t.words)
 	t.keys = t.chunkKeys(t.words, t.keys)
+	if n := t.p.ExtraWindowWords; n > 0 {
+		t.keys = t.appendKeys(t.words, t.keys, n, extraWindowSeed)
+	}
 	if cap(t.scratch) < len(t.keys) {
 		t.scratch = make([]uint64, len(t.keys), cap(t.keys))
 	}

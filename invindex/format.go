@@ -25,6 +25,10 @@ const (
 	trailerMagic = "plagdend"
 	maxInstance  = 4096 // bytes of Header.Instance
 	flagStrip    = 1    // Params.StripDiacritics
+	// Params.ExtraWindowWords is kept in bits 8-15 of the flags; 0 in files
+	// written before it existed, which is what "off" means.
+	flagExtraShift = 8
+	flagExtraMask  = 0xff << flagExtraShift
 )
 
 // Errors returned by ReadSlice and ReadDocTable, wrapped with detail; test
@@ -232,6 +236,7 @@ func (e *encoder) header(magic string, h Header, n1, n2 uint32) {
 	if h.Params.StripDiacritics {
 		flags |= flagStrip
 	}
+	flags |= uint32(h.Params.ExtraWindowWords) << flagExtraShift & flagExtraMask
 	e.u32(flags)
 	e.u32(uint32(h.HashVersion))
 	e.u64(uint64(h.Generation))
@@ -248,6 +253,8 @@ func checkHeader(h Header) error {
 	switch {
 	case h.Params.WindowWords < 0 || h.Params.WindowWords > math.MaxInt32:
 		return fmt.Errorf("invindex: cannot encode window_words %d", h.Params.WindowWords)
+	case h.Params.ExtraWindowWords < 0 || h.Params.ExtraWindowWords > 0xff:
+		return fmt.Errorf("invindex: cannot encode extra_window_words %d", h.Params.ExtraWindowWords)
 	case h.Params.ChunkBits > math.MaxInt32:
 		return fmt.Errorf("invindex: cannot encode chunk_bits %d", h.Params.ChunkBits)
 	case h.HashVersion < 0 || h.HashVersion > math.MaxInt32:
@@ -361,6 +368,7 @@ func (d *decoder) header(magic string) (h Header, n1, n2 uint32) {
 	h.Params.ChunkBits = uint(d.u32("header"))
 	flags := d.u32("header")
 	h.Params.StripDiacritics = flags&flagStrip != 0
+	h.Params.ExtraWindowWords = int(flags&flagExtraMask) >> flagExtraShift
 	h.HashVersion = int(d.u32("header"))
 	h.Generation = int64(d.u64("header"))
 	h.Lo = d.u64("header")
@@ -377,7 +385,7 @@ func (d *decoder) header(magic string) (h Header, n1, n2 uint32) {
 	if d.err != nil {
 		return
 	}
-	if flags&^flagStrip != 0 || h.Lo > h.Hi || h.Hi > MaxSpace {
+	if flags&^(flagStrip|flagExtraMask) != 0 || h.Lo > h.Hi || h.Hi > MaxSpace {
 		d.err = fmt.Errorf("%w: header flags %x, range [%d, %d)", ErrCorrupt, flags, h.Lo, h.Hi)
 	}
 	return

@@ -14,6 +14,13 @@ type Params struct {
 	// StripDiacritics folds letters to their base form (é → e) before hashing.
 	// Off by default: in Czech, diacritics distinguish words.
 	StripDiacritics bool
+	// ExtraWindowWords, when not 0, adds a second kind of chunk: every run of
+	// this many words (e.g. 3), hashed from another seed so the two kinds never
+	// coincide by construction. Shorter windows survive paraphrase that breaks
+	// every 5-word window (synonyms, reordering), at the price of more
+	// postings and more sharing of common phrases; both kinds count in the
+	// similarity, numerator and denominator alike. 0 (off) by default.
+	ExtraWindowWords int
 }
 
 // DefaultParams are the parameters of a fresh installation.
@@ -28,6 +35,9 @@ func (p Params) Validate() error {
 	}
 	if p.ChunkBits < 20 || p.ChunkBits > 32 {
 		return fmt.Errorf("chunk_bits must be 20..32, got %d", p.ChunkBits)
+	}
+	if p.ExtraWindowWords != 0 && (p.ExtraWindowWords < 1 || p.ExtraWindowWords > 64 || p.ExtraWindowWords == p.WindowWords) {
+		return fmt.Errorf("extra_window_words must be 0 (off) or 1..64 and differ from window_words, got %d", p.ExtraWindowWords)
 	}
 	return nil
 }
