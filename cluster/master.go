@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -137,12 +136,6 @@ func (m *Master) each(ctx context.Context, f func(ctx context.Context, i int, n 
 		g.Go(func() error { return f(ctx, i, n) })
 	}
 	return g.Wait()
-}
-
-// owner returns the index of the node whose range holds chunk.
-func (m *Master) owner(bounds []uint64, chunk uint32) int {
-	i, _ := slices.BinarySearch(bounds, uint64(chunk)+1)
-	return i - 1
 }
 
 // bounds returns the nodes' range boundaries (k+1 values).

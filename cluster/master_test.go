@@ -29,7 +29,6 @@ type memArchive struct {
 	rows    map[int64][]Row  // similarity lists by doc
 	changed map[int64]bool   // the change log
 	lost    map[int64]int
-	nextID  int64
 	topK    int
 }
 

@@ -81,3 +81,14 @@ type Outcome struct {
 	Postings   int
 	IndexBytes int
 }
+
+// Failed counts the documents the run could not index.
+func (o *Outcome) Failed() int {
+	n := 0
+	for _, d := range o.Docs {
+		if d.Failed != "" {
+			n++
+		}
+	}
+	return n
+}

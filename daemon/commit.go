@@ -81,12 +81,7 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, runID int64, full bool, 
 			return err
 		}
 		// 5. Record the run; its ID is the index generation made current after COMMIT.
-		failed := 0
-		for _, d := range out.Docs {
-			if d.Failed != "" {
-				failed++
-			}
-		}
+		failed := out.Failed()
 		_, err = tx.Exec(ctx, `
 			update runs set status = 'committed', finished_at = clock_timestamp(),
 				docs_changed = $2, docs_indexed = $3, docs_deleted = $4, docs_failed = $5,

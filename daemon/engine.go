@@ -163,13 +163,8 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 	rep.Postings = out.Postings
 	rep.IndexBytes = out.IndexBytes
 	rep.RowsWritten = st.RowsWritten
-	for _, d := range out.Docs {
-		if d.Failed != "" {
-			rep.Failed++
-		} else {
-			rep.Indexed++
-		}
-	}
+	rep.Failed = out.Failed()
+	rep.Indexed = len(out.Docs) - rep.Failed
 	log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
 		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
 		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Msg("run committed")

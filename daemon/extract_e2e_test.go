@@ -2,13 +2,12 @@ package daemon
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/internal/wordscore"
 )
 
 // TestEngine_ExtractionFixtures ingests every extraction fixture (PDF, DOCX,
@@ -17,7 +16,7 @@ import (
 // manifest expects, and the run goes on regardless (DESIGN.md §3).
 func TestEngine_ExtractionFixtures(t *testing.T) {
 	root := filepath.Join("..", "extract", "testdata")
-	manifest, err := os.ReadFile(filepath.Join(root, "manifest.tsv"))
+	fixtures, err := wordscore.ReadManifest(filepath.Join(root, "manifest.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,9 +30,8 @@ func TestEngine_ExtractionFixtures(t *testing.T) {
 	rep := mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
 	t.Logf("run: %d indexed, %d failed", rep.Indexed, rep.Failed)
 	rows := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(manifest)), "\n")[1:] {
-		cols := strings.Split(line, "\t")
-		file, expect := cols[0], strings.Split(cols[2], "|")
+	for _, fx := range fixtures {
+		file, expect := fx.File, fx.Expect
 		var status string
 		var kind, reason *string
 		err := pool.QueryRow(ctx, `

@@ -165,7 +165,6 @@ type errPageFull struct{}
 type interp struct {
 	out    pageContent
 	orient []int // per glyph: its rotation in quarter turns
-	fonts  map[string]*pdfFont
 }
 
 // readPage interprets a page. A content stream the library cannot parse

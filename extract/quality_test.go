@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +32,7 @@ func TestQuality(t *testing.T) {
 	rows := loadManifest(t, filepath.Join("testdata", "manifest.tsv"))
 	var results []qualityResult
 	for _, row := range rows {
-		t.Run(row.file, func(t *testing.T) {
+		t.Run(row.File, func(t *testing.T) {
 			r := runQualityRow(t, row)
 			results = append(results, r)
 		})
@@ -45,12 +43,10 @@ func TestQuality(t *testing.T) {
 // minWordF1 is the target for born-digital documents.
 const minWordF1 = 0.98
 
+// manifestRow is a fixture with the extraction options its notes ask for.
 type manifestRow struct {
-	file    string   // relative to testdata
-	sources []string // true text files, relative to testdata; nil for failures
-	expect  []string // "ok", or the acceptable Kind names
-	notes   string
-	opt     Options
+	wordscore.Fixture
+	opt Options
 }
 
 type qualityResult struct {
@@ -69,50 +65,18 @@ type qualityResult struct {
 
 func loadManifest(t *testing.T, path string) []manifestRow {
 	t.Helper()
-	f, err := os.Open(path)
+	fixtures, err := wordscore.ReadManifest(path)
 	if err != nil {
-		t.Fatalf("fixtures missing (run scripts/make-extract-fixtures.sh): %v", err)
-	}
-	defer f.Close()
-	var rows []manifestRow
-	sc := bufio.NewScanner(f)
-	for line := 0; sc.Scan(); line++ {
-		if line == 0 || strings.TrimSpace(sc.Text()) == "" {
-			continue // header
-		}
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) != 4 {
-			t.Fatalf("%s:%d: want 4 tab-separated columns, got %d", path, line+1, len(cols))
-		}
-		row := manifestRow{file: cols[0], expect: strings.Split(cols[2], "|"), notes: cols[3], opt: Options{Timeout: time.Minute}}
-		if cols[1] != "-" {
-			row.sources = strings.Split(cols[1], "+")
-		}
-		for _, e := range row.expect {
-			if e != "ok" && kindByName(e) == 0 {
-				t.Fatalf("%s:%d: unknown expectation %q", path, line+1, e)
-			}
-		}
-		if row.expect[0] == "ok" && row.sources == nil {
-			t.Fatalf("%s:%d: an ok row needs a source text", path, line+1)
-		}
-		// Per-row options: "opt:max_unzipped=N" at the start of the notes.
-		for _, field := range strings.FieldsFunc(row.notes, func(r rune) bool { return r == ';' || r == ' ' }) {
-			if v, ok := strings.CutPrefix(field, "opt:max_unzipped="); ok {
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil {
-					t.Fatalf("%s:%d: %v", path, line+1, err)
-				}
-				row.opt.MaxUnzipped = n
-			}
-		}
-		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) == 0 {
-		t.Fatal("empty manifest")
+	rows := make([]manifestRow, len(fixtures))
+	for i, f := range fixtures {
+		for _, e := range f.Expect {
+			if e != "ok" && kindByName(e) == 0 {
+				t.Fatalf("%s: %s: unknown expectation %q", path, f.File, e)
+			}
+		}
+		rows[i] = manifestRow{Fixture: f, opt: Options{Timeout: time.Minute, MaxUnzipped: f.MaxUnzipped}}
 	}
 	return rows
 }
@@ -126,64 +90,46 @@ func kindByName(name string) Kind {
 	return 0
 }
 
-// fixtureGroup names the kind of fixture for the per-format table: the
-// extension and the variant before it ("pdf lo", "pdf 2col", "txt cp1250").
-func fixtureGroup(file string) string {
-	if strings.HasPrefix(file, "broken/") {
-		return "broken"
-	}
-	parts := strings.Split(filepath.Base(file), ".")
-	if len(parts) >= 3 {
-		return parts[len(parts)-1] + " " + parts[len(parts)-2]
-	}
-	return parts[len(parts)-1]
-}
-
 func readSources(t *testing.T, row manifestRow) string {
 	t.Helper()
-	var b strings.Builder
-	for _, s := range row.sources {
-		data, err := os.ReadFile(filepath.Join("testdata", s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(data)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-func runQualityRow(t *testing.T, row manifestRow) qualityResult {
-	res := qualityResult{row: row, group: fixtureGroup(row.file), outcome: "skip"}
-	content, err := os.ReadFile(filepath.Join("testdata", row.file))
+	text, err := row.TrueText("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Base(row.file)
+	return text
+}
+
+func runQualityRow(t *testing.T, row manifestRow) qualityResult {
+	res := qualityResult{row: row, group: row.Group(), outcome: "skip"}
+	content, err := os.ReadFile(filepath.Join("testdata", row.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(row.File)
 	text, err := Text(content, name, ContentType(name), row.opt)
 
 	var xerr *Error
 	if err != nil && !errors.As(err, &xerr) {
 		t.Fatalf("Text returned %T, not *extract.Error: %v", err, err)
 	}
-	if row.expect[0] != "ok" {
+	if row.Expect[0] != "ok" {
 		res.passed = true
 		if err == nil {
 			res.outcome = "ok"
 			res.passed = false
-			t.Errorf("want failure %s, got %d characters of text: %.80q", strings.Join(row.expect, " or "), len(text), text)
+			t.Errorf("want failure %s, got %d characters of text: %.80q", strings.Join(row.Expect, " or "), len(text), text)
 			return res
 		}
 		res.outcome, res.reason = xerr.Kind.String(), xerr.Reason
-		if !slices.Contains(row.expect, xerr.Kind.String()) {
+		if !slices.Contains(row.Expect, xerr.Kind.String()) {
 			res.passed = false
-			t.Errorf("want failure %s, got %s: %v", strings.Join(row.expect, " or "), xerr.Kind, err)
+			t.Errorf("want failure %s, got %s: %v", strings.Join(row.Expect, " or "), xerr.Kind, err)
 		}
 		if strings.TrimSpace(xerr.Reason) == "" {
 			t.Errorf("%s error without a reason for the archive staff", xerr.Kind)
 		}
 		t.Logf("%s: %s", xerr.Kind, xerr.Reason)
-		if row.sources != nil && errors.Is(err, ErrNoTextLayer) {
+		if row.Sources != nil && errors.Is(err, ErrNoTextLayer) {
 			res.ocr, res.ocrUnsupported = ocrScore(t, row, content, name)
 		}
 		return res
@@ -208,7 +154,7 @@ func runQualityRow(t *testing.T, row manifestRow) qualityResult {
 		t.Errorf("word F1 %.4f < %.2f (P %.4f R %.4f)", res.word.F1, minWordF1, res.word.P, res.word.R)
 	}
 
-	intactPath := filepath.Join("testdata", strings.TrimSuffix(row.file, filepath.Ext(row.file))+".intact")
+	intactPath := filepath.Join("testdata", strings.TrimSuffix(row.File, filepath.Ext(row.File))+".intact")
 	if data, err := os.ReadFile(intactPath); err == nil {
 		check := strings.Fields(string(data))
 		missing := wordscore.MissingIntact(check, got, want)
@@ -217,7 +163,7 @@ func runQualityRow(t *testing.T, row manifestRow) qualityResult {
 			res.passed = false
 			t.Errorf("%d of %d hyphenated or ligature words not extracted whole: %v", len(missing), len(check), missing)
 		}
-		glued, split = withoutKnown(glued, row.notes), withoutKnown(split, row.notes)
+		glued, split = row.WithoutKnown(glued), row.WithoutKnown(split)
 		if len(glued)+len(split) > 0 {
 			res.passed = false
 			t.Errorf("glued words %v, split words %v", glued, split)
@@ -262,15 +208,15 @@ func logQualityTables(t *testing.T, results []qualityResult) {
 		"file", "result", "P", "R", "F1", "bigramF1", "glued", "split", "intact")
 	for _, r := range results {
 		out := r.outcome
-		if r.row.expect[0] != "ok" {
-			out += " (want " + strings.Join(r.row.expect, "|") + ")"
+		if r.row.Expect[0] != "ok" {
+			out += " (want " + strings.Join(r.row.Expect, "|") + ")"
 		}
-		if r.outcome != "ok" || r.row.expect[0] != "ok" {
+		if r.outcome != "ok" || r.row.Expect[0] != "ok" {
 			extra := ""
 			if r.ocr != nil {
 				extra = fmt.Sprintf("  OCR F1 %.4f", r.ocr.F1)
 			}
-			fmt.Fprintf(&b, "%-32s %-22s %s%s\n", r.row.file, out, r.reason, extra)
+			fmt.Fprintf(&b, "%-32s %-22s %s%s\n", r.row.File, out, r.reason, extra)
 			continue
 		}
 		intact := ""
@@ -278,7 +224,7 @@ func logQualityTables(t *testing.T, results []qualityResult) {
 			intact = fmt.Sprintf("%d/%d", r.intactChecked-r.intactMissing, r.intactChecked)
 		}
 		fmt.Fprintf(&b, "%-32s %-22s %8.4f %8.4f %8.4f %8.4f %6d %6d %7s\n",
-			r.row.file, out, r.word.P, r.word.R, r.word.F1, r.bigram.F1, r.glued, r.split, intact)
+			r.row.File, out, r.word.P, r.word.R, r.word.F1, r.bigram.F1, r.glued, r.split, intact)
 	}
 
 	type agg struct {
@@ -296,7 +242,7 @@ func logQualityTables(t *testing.T, results []qualityResult) {
 		switch {
 		case r.outcome == "skip":
 			g.skipped++
-		case r.row.expect[0] == "ok" && r.outcome == "ok":
+		case r.row.Expect[0] == "ok" && r.outcome == "ok":
 			g.scored++
 			g.f1 += r.word.F1
 			g.bi += r.bigram.F1
@@ -323,20 +269,6 @@ func logQualityTables(t *testing.T, results []qualityResult) {
 			g.f1/float64(g.scored), g.minF1, g.bi/float64(g.scored))
 	}
 	t.Log(b.String())
-}
-
-// withoutKnown drops the boundary errors the manifest row lists as known
-// ("known:word|level" in its notes): a compound broken at its own hyphen at a
-// line end cannot be told from a hyphenated word without a dictionary
-// (docs/EXTRACTION.md); such a case is reported, not failed.
-func withoutKnown(errs []string, notes string) []string {
-	var out []string
-	for _, e := range errs {
-		if !strings.Contains(" "+notes+" ", " known:"+e+" ") && !strings.Contains(notes, "known:"+e+";") {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 func firstN(s []string, n int) []string {

@@ -53,11 +53,7 @@ func WindowHash(wordHashes []uint64, bits uint) uint32 {
 	if bits > 32 {
 		panic("invindex: WindowHash: bits > 32")
 	}
-	h := uint64(windowSeed)
-	for _, w := range wordHashes {
-		h = windowStep(h, w)
-	}
-	return uint32(splitmix64(h) >> (64 - bits))
+	return uint32(windowHash64(windowSeed, wordHashes) >> (64 - bits))
 }
 
 // WindowFingerprint is the fingerprint of a window: the 8 bits of the same
@@ -76,11 +72,17 @@ func WindowFingerprint(wordHashes []uint64, bits uint) uint8 {
 	if bits > 32 {
 		panic("invindex: WindowFingerprint: bits > 32")
 	}
-	h := uint64(windowSeed)
+	return uint8(windowHash64(windowSeed, wordHashes) >> (56 - bits))
+}
+
+// windowHash64 is the full 64-bit hash of a window of word hashes, from seed:
+// the multiply-rotate chain and the splitmix64 finalizer described above.
+func windowHash64(seed uint64, wordHashes []uint64) uint64 {
+	h := seed
 	for _, w := range wordHashes {
 		h = windowStep(h, w)
 	}
-	return uint8(splitmix64(h) >> (56 - bits))
+	return splitmix64(h)
 }
 
 func windowStep(h, w uint64) uint64 {
@@ -119,32 +121,25 @@ func (t *Tokenizer) ChunkIDs(words []Word, dst []uint32) []uint32 {
 func (t *Tokenizer) chunkKeys(words []Word, dst []uint64) []uint64 {
 	dst = dst[:0]
 	n := t.p.WindowWords
+	if n != 5 {
+		return t.appendKeys(words, dst, n, windowSeed)
+	}
 	if len(words) < n {
 		return dst
 	}
 	count := len(words) - n + 1
 	dst = slices.Grow(dst, count)[:count]
 	shift := 56 - t.p.ChunkBits
-	if n == 5 {
-		// The default window, unrolled: half again as fast as the loop,
-		// because the five multiplies of a window no longer wait for
-		// loop control and the next window's chain can start early.
-		for i := range dst {
-			w := words[i : i+5 : i+5]
-			h := windowStep(windowSeed, w[0].Hash)
-			h = windowStep(h, w[1].Hash)
-			h = windowStep(h, w[2].Hash)
-			h = windowStep(h, w[3].Hash)
-			h = windowStep(h, w[4].Hash)
-			dst[i] = splitmix64(h) >> shift
-		}
-		return dst
-	}
+	// The default window, unrolled: half again as fast as appendKeys' loop,
+	// because the five multiplies of a window no longer wait for loop
+	// control and the next window's chain can start early.
 	for i := range dst {
-		h := uint64(windowSeed)
-		for _, w := range words[i : i+n] {
-			h = windowStep(h, w.Hash)
-		}
+		w := words[i : i+5 : i+5]
+		h := windowStep(windowSeed, w[0].Hash)
+		h = windowStep(h, w[1].Hash)
+		h = windowStep(h, w[2].Hash)
+		h = windowStep(h, w[3].Hash)
+		h = windowStep(h, w[4].Hash)
 		dst[i] = splitmix64(h) >> shift
 	}
 	return dst
@@ -156,7 +151,7 @@ func (t *Tokenizer) chunkKeys(words []Word, dst []uint64) []uint64 {
 const extraWindowSeed = 0x13198A2E03707344
 
 // appendKeys appends the key (id<<8 | fingerprint) of every n-word window
-// hashed from seed: the general form of chunkKeys, for the extra chunk kind.
+// hashed from seed: chunkKeys for other window sizes, and the extra chunk kind.
 func (t *Tokenizer) appendKeys(words []Word, dst []uint64, n int, seed uint64) []uint64 {
 	shift := 56 - t.p.ChunkBits
 	for i := 0; i+n <= len(words); i++ {

@@ -261,12 +261,7 @@ func BibliographyRange(text string) (r Range, ok bool) {
 	minStart := int(float64(len(text)) * BibliographyMinStart)
 	open := false // r runs to the end of the text so far
 	for start := 0; start < len(text); {
-		end := strings.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
-		}
+		end := lineEnd(text, start)
 		switch {
 		case end-start > maxHeadingBytes:
 		case start >= minStart && bibliographyHeadings[normHeading(text[start:end])]:
@@ -317,12 +312,7 @@ func BlockQuoteRanges(text string) []Range {
 	var lines []line
 	nonBlank, indented := 0, 0
 	for start := 0; start < len(text); {
-		end := strings.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
-		}
+		end := lineEnd(text, start)
 		l := line{start: start, body: start, end: end}
 		cols := 0
 		for l.body < end && (text[l.body] == ' ' || text[l.body] == '\t') {
@@ -384,4 +374,13 @@ func joinLines(text string, rs []Range) []Range {
 		n++
 	}
 	return rs[:n]
+}
+
+// lineEnd is the offset of the '\n' ending the line that starts at start, or
+// the end of text.
+func lineEnd(text string, start int) int {
+	if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
+		return start + i
+	}
+	return len(text)
 }

@@ -48,12 +48,6 @@ type refIndex struct {
 
 func newRef(lo, hi uint64) *refIndex { return &refIndex{lo: lo, hi: hi, docs: map[DocID]DocChunks{}} }
 
-func (r *refIndex) clone() *refIndex {
-	c := newRef(r.lo, r.hi)
-	maps.Copy(c.docs, r.docs)
-	return c
-}
-
 // dc is a document with the given chunks, all with fingerprint 0.
 func dc(doc DocID, chunks ...uint32) DocChunks {
 	return DocChunks{Doc: doc, Chunks: chunks, Checks: make([]uint8, len(chunks))}

@@ -260,12 +260,6 @@ func (s *Slice) finishWith(present *DocSet) {
 // narrow ranges).
 func (s *Slice) multiHash(c uint32) uint32 { return (c * 0x9e3779b1) >> s.multiShift }
 
-// maybeShared reports whether chunk may have df >= 2; false is certain.
-func (s *Slice) maybeShared(c uint32) bool {
-	h := s.multiHash(c)
-	return s.multi[h>>6]&(1<<(h&63)) != 0
-}
-
 // validate checks every structural invariant. ReadSlice calls it so that a
 // file with a valid checksum but inconsistent content (a writer bug, a
 // crafted file) is refused instead of causing out-of-range panics later;

@@ -100,12 +100,7 @@ left out of the coverage figures unless --no-quotes, --no-block-quotes or
 --no-bibliography say otherwise. With --json, offsets are byte offsets into
 the texts; the text output counts characters.`,
 		Example: "  plagd check essay.docx\n  plagd check --top 5 --no-quotes thesis.pdf\n  pdftotext x.pdf - | plagd check -",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageError{fmt.Sprintf("plagd check takes one file, got %d arguments", len(args))}
-			}
-			return nil
-		},
+		Args:    exactlyOneArg("one file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := g.config()
 			if err != nil {

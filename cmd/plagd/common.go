@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
@@ -47,6 +49,28 @@ func (g *globals) config() (daemon.Config, error) {
 // logger builds the zerolog logger the configuration asks for.
 func logger(cfg daemon.Config) zerolog.Logger {
 	return daemon.NewLogger(cfg.Log, os.Stderr)
+}
+
+// open loads the configuration and connects to its database, checking the
+// schema: the start of every command that works on the archive. The caller
+// closes the pool.
+func (g *globals) open(ctx context.Context) (daemon.Config, *pgxpool.Pool, error) {
+	cfg, err := g.config()
+	if err != nil {
+		return cfg, nil, err
+	}
+	pool, err := connect(ctx, cfg)
+	return cfg, pool, err
+}
+
+// exactlyOneArg is an Args check whose message names what the one argument is.
+func exactlyOneArg(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usageError{fmt.Sprintf("plagd %s takes %s, got %d arguments", cmd.Name(), what, len(args))}
+		}
+		return nil
+	}
 }
 
 // connect opens a pool and checks that the schema is the one this binary expects.

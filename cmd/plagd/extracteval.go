@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -95,11 +94,10 @@ docs/EXTRACTION.md.`,
 	return cmd
 }
 
+// evalRow is a fixture with the extraction options its notes ask for.
 type evalRow struct {
-	file, notes string
-	sources     []string
-	expect      string
-	opt         extract.Options
+	wordscore.Fixture
+	opt extract.Options
 }
 
 type evalOutcome struct {
@@ -118,59 +116,34 @@ type evalResult struct {
 }
 
 func readEvalManifest(path string) ([]evalRow, error) {
-	f, err := os.Open(path)
+	fixtures, err := wordscore.ReadManifest(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w (run scripts/make-extract-fixtures.sh, or give --testdata)", err)
+		return nil, fmt.Errorf("%w, or give --testdata", err)
 	}
-	defer f.Close()
-	var rows []evalRow
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		if n == 1 || strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) != 4 {
-			return nil, fmt.Errorf("%s:%d: want 4 tab-separated columns, got %d", path, n, len(cols))
-		}
-		row := evalRow{file: cols[0], expect: cols[2], notes: cols[3], opt: extract.Options{Timeout: time.Minute}}
-		if cols[1] != "-" {
-			row.sources = strings.Split(cols[1], "+")
-		}
-		for _, field := range strings.FieldsFunc(row.notes, func(r rune) bool { return r == ';' || r == ' ' }) {
-			if v, ok := strings.CutPrefix(field, "opt:max_unzipped="); ok {
-				if row.opt.MaxUnzipped, err = strconv.ParseInt(v, 10, 64); err != nil {
-					return nil, fmt.Errorf("%s:%d: %v", path, n, err)
-				}
-			}
-		}
-		rows = append(rows, row)
+	rows := make([]evalRow, len(fixtures))
+	for i, f := range fixtures {
+		rows[i] = evalRow{Fixture: f, opt: extract.Options{Timeout: time.Minute, MaxUnzipped: f.MaxUnzipped}}
 	}
-	return rows, sc.Err()
+	return rows, nil
 }
 
 func runEvalRow(ctx context.Context, dir string, row evalRow, pdftotext, tesseract string) (evalResult, error) {
-	res := evalResult{row: row, group: evalGroup(row.file)}
-	path := filepath.Join(dir, row.file)
+	res := evalResult{row: row, group: row.Group()}
+	path := filepath.Join(dir, row.File)
 	content, err := os.ReadFile(path)
 	if err != nil {
 		return res, err
 	}
 	var truth []string
-	if row.sources != nil {
-		var b strings.Builder
-		for _, s := range row.sources {
-			data, err := os.ReadFile(filepath.Join(dir, s))
-			if err != nil {
-				return res, err
-			}
-			b.Write(data)
-			b.WriteByte('\n')
+	if row.Sources != nil {
+		text, err := row.TrueText(dir)
+		if err != nil {
+			return res, err
 		}
-		truth = wordscore.Words(b.String())
+		truth = wordscore.Words(text)
 	}
 
-	name := filepath.Base(row.file)
+	name := filepath.Base(row.File)
 	opt := row.opt
 	if tesseract != "" {
 		opt.OCR = extract.OCROptions{Tesseract: tesseract,
@@ -226,18 +199,6 @@ func scoreOutcome(text string, err error, truth []string) evalOutcome {
 	return o
 }
 
-// evalGroup is the per-format table's row: extension and variant ("pdf 2col").
-func evalGroup(file string) string {
-	if strings.HasPrefix(file, "broken/") {
-		return "broken"
-	}
-	parts := strings.Split(filepath.Base(file), ".")
-	if len(parts) >= 3 {
-		return parts[len(parts)-1] + " " + parts[len(parts)-2]
-	}
-	return parts[len(parts)-1]
-}
-
 func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 	cell := func(o evalOutcome, scored bool) string {
 		switch {
@@ -273,11 +234,11 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 	}
 	var rows [][]string
 	for _, r := range results {
-		if r.row.expect != "ok" {
+		if r.row.Expect[0] != "ok" {
 			continue
 		}
 		p := r.plagd
-		row := []string{r.row.file, cell(p, true), "", "", "", ""}
+		row := []string{r.row.File, cell(p, true), "", "", "", ""}
 		if p.outcome == "ok" {
 			row[2], row[3] = fmt.Sprintf("%.4f", p.word.P), fmt.Sprintf("%.4f", p.word.R)
 			row[4], row[5] = strconv.Itoa(p.glued), strconv.Itoa(p.split)
@@ -302,7 +263,7 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 	}
 	groups := map[string]*agg{}
 	for _, r := range results {
-		if r.row.expect != "ok" {
+		if r.row.Expect[0] != "ok" {
 			continue
 		}
 		g := groups[r.group]
@@ -370,18 +331,18 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 	}
 	rows = nil
 	for _, r := range results {
-		if r.row.expect == "ok" {
+		if r.row.Expect[0] == "ok" {
 			continue
 		}
 		p := r.plagd
 		got := p.outcome
-		if got == "ok" && r.row.sources != nil {
+		if got == "ok" && r.row.Sources != nil {
 			got = fmt.Sprintf("ok (OCR), F1 %.4f", p.word.F1)
 		}
-		row := []string{r.row.file, strings.ReplaceAll(r.row.expect, "|", " or "), got, strings.ReplaceAll(p.reason, "|", "/")}
+		row := []string{r.row.File, strings.Join(r.row.Expect, " or "), got, strings.ReplaceAll(p.reason, "|", "/")}
 		if withPoppler {
 			q := r.poppler
-			s := cell(q, r.row.sources != nil)
+			s := cell(q, r.row.Sources != nil)
 			if q.outcome == "error" {
 				s = "error: " + q.reason
 			}

@@ -48,12 +48,8 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.config()
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			pool, err := connect(ctx, cfg)
+			cfg, pool, err := g.open(ctx)
 			if err != nil {
 				return err
 			}

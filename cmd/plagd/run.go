@@ -22,17 +22,13 @@ everything from the documents table; an incremental run turns full by itself
 when the index in the data directory is missing, stale or damaged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.config()
-			if err != nil {
-				return err
-			}
-			log := logger(cfg)
 			ctx := cmd.Context()
-			pool, err := connect(ctx, cfg)
+			cfg, pool, err := g.open(ctx)
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
+			log := logger(cfg)
 			lock, err := daemon.AcquireMaster(ctx, pool, wait || cfg.Schedule.LockWait)
 			if err != nil {
 				return err

@@ -20,20 +20,15 @@ HTTP. SIGTERM or Ctrl-C aborts a run in progress cleanly: nothing of it is
 committed and its changes stay pending for the next run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.config()
-			if err != nil {
-				return err
-			}
-			if listen != "" {
-				cfg.HTTP.Listen = listen
-			}
-			log := logger(cfg)
-			pool, err := connect(cmd.Context(), cfg)
+			cfg, pool, err := g.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
-			return daemon.NewDaemon(cfg, pool, log).Serve(cmd.Context())
+			if listen != "" {
+				cfg.HTTP.Listen = listen
+			}
+			return daemon.NewDaemon(cfg, pool, logger(cfg)).Serve(cmd.Context())
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "HTTP address (overrides http.listen)")

@@ -30,19 +30,10 @@ With --passages, DOC's stored text is aligned with its --top most similar
 documents and the matching passages are printed with context, as plagd check
 prints them, with the same flags.`,
 		Example: "  plagd similar 42\n  plagd similar theses/2024/novak.pdf --json",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageError{fmt.Sprintf("plagd similar takes one document id or external_id, got %d arguments", len(args))}
-			}
-			return nil
-		},
+		Args:    exactlyOneArg("one document id or external_id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.config()
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			pool, err := connect(ctx, cfg)
+			cfg, pool, err := g.open(ctx)
 			if err != nil {
 				return err
 			}

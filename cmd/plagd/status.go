@@ -36,12 +36,8 @@ func newStatusCmd(g *globals) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.config()
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			pool, err := connect(ctx, cfg)
+			_, pool, err := g.open(ctx)
 			if err != nil {
 				return err
 			}

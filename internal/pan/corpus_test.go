@@ -18,11 +18,6 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-const truthXML = `<?xml version="1.0" encoding="UTF-8"?>
-<document reference="%s">
-%s</document>
-`
-
 func TestOpenTextAlignmentLayout(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "susp", "suspicious-document00001.txt"), "a b c")

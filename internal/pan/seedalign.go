@@ -110,8 +110,7 @@ func SeedAlign(a, b *SeedDoc, opt SeedOptions) []Passage {
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
+	find := func(x int32) int32 {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
