@@ -22,7 +22,7 @@ GOFLAGS_BUILD ?= -trimpath
 
 PLAGD := $(BIN) --config $(CONFIG)
 
-.PHONY: help build up down test test-short bench fuzz lint docker clean
+.PHONY: help build up down test test-short bench fuzz lint docker clean screenshots
 
 help: ## list the targets
 	@echo "plagd make targets:"
@@ -38,10 +38,14 @@ up: build ## local PostgreSQL (./.data), migrate, ingest samples/, run once, ser
 	export PLAGD_DATABASE_URL="$$url"; \
 	echo "DATABASE_URL=$$url"; \
 	echo "== plagd migrate"; $(PLAGD) migrate; \
+	if [ ! -s .data/admin-password ]; then \
+	  (umask 077; head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 16 > .data/admin-password); fi; \
+	$(PLAGD) user add admin --role admin --password-stdin --if-missing < .data/admin-password; \
 	echo "== plagd ingest $(SAMPLES)"; $(PLAGD) ingest $(SAMPLES); \
 	echo "== plagd run"; $(PLAGD) run; \
 	echo; \
-	echo "open http://$(HTTP_LISTEN)"; \
+	echo "open http://$(HTTP_LISTEN) and sign in as admin with the password in .data/admin-password: $$(cat .data/admin-password)"; \
+	echo "(more accounts: bin/plagd user add NAME --role teacher|staff|admin)"; \
 	echo "(Ctrl-C stops plagd; 'make down' stops PostgreSQL; 'scripts/localpg.sh psql' opens a SQL prompt)"; \
 	echo; \
 	PLAGD_HTTP_LISTEN="$(HTTP_LISTEN)" exec $(PLAGD) serve
@@ -81,6 +85,12 @@ lint: ## gofmt check and go vet
 
 docker: ## build the container image (IMAGE=plagd:dev); needs a Docker engine
 	docker build -t $(IMAGE) .
+
+screenshots: ## regenerate docs/screenshots/ with the browser test (needs chromium)
+	@pgbin=$$(scripts/ensure-postgres.sh); \
+	mkdir -p docs/screenshots; \
+	PLAGD_SCREENSHOTS="$(CURDIR)/docs/screenshots" PLAGD_REQUIRE_BROWSER=1 PATH="$$pgbin:$$PATH" \
+	  $(GO) test -count=1 -run Browser -v ./web/
 
 clean: ## remove bin/ (the local database in ./.data is kept: 'make down && rm -rf .data' removes it)
 	rm -rf bin

@@ -59,9 +59,19 @@ type ScheduleConfig struct {
 	LockWait bool          `yaml:"lock_wait"` // a second master waits for the lock instead of exiting
 }
 
-// HTTPConfig is the daemon's HTTP listener (web pages, /healthz, /readyz, /metrics).
+// HTTPConfig is the daemon's HTTP listener (web pages, JSON API, /healthz,
+// /readyz, /metrics) and its browser sessions.
 type HTTPConfig struct {
 	Listen string `yaml:"listen"` // default "127.0.0.1:8080"
+	// SessionTTL is how long a login lasts without use; each use extends it.
+	SessionTTL time.Duration `yaml:"session_ttl"` // default 12h
+	// CookieSecure: "auto" (Secure unless the request is plain HTTP to a
+	// loopback address, so `make up` works on http://127.0.0.1), "always"
+	// or "never" (only behind a proxy that strips TLS on a trusted network).
+	CookieSecure string `yaml:"cookie_secure"` // default "auto"
+	// MaxRequestBytes bounds a JSON request body; uploads are bounded by
+	// extract.max_bytes per file.
+	MaxRequestBytes int64 `yaml:"max_request_bytes"` // default 16 MiB
 }
 
 // ExtractConfig limits text extraction.
@@ -105,7 +115,8 @@ func DefaultConfig() Config {
 			BatchSize:       100,
 		},
 		Schedule: ScheduleConfig{Cron: "*/5 * * * *", Prompt: true, Debounce: 10 * time.Second, Poll: 30 * time.Second},
-		HTTP:     HTTPConfig{Listen: "127.0.0.1:8080"},
+		HTTP: HTTPConfig{Listen: "127.0.0.1:8080", SessionTTL: 12 * time.Hour, CookieSecure: "auto",
+			MaxRequestBytes: 16 << 20},
 		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
 			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}}},
 	}
@@ -183,6 +194,13 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	set("PLAGD_SCHEDULE_POLL", dur(&c.Schedule.Poll))
 	set("PLAGD_SCHEDULE_LOCK_WAIT", boolean(&c.Schedule.LockWait))
 	set("PLAGD_HTTP_LISTEN", str(&c.HTTP.Listen))
+	set("PLAGD_HTTP_SESSION_TTL", dur(&c.HTTP.SessionTTL))
+	set("PLAGD_HTTP_COOKIE_SECURE", str(&c.HTTP.CookieSecure))
+	set("PLAGD_HTTP_MAX_REQUEST_BYTES", func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		c.HTTP.MaxRequestBytes = n
+		return err
+	})
 	set("PLAGD_EXTRACT_MAX_BYTES", func(v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
 		c.Extract.MaxBytes = n
@@ -214,6 +232,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("engine.batch_size must be at least 1, got %d", e.BatchSize)
 	case c.Extract.MaxBytes < 1:
 		return fmt.Errorf("extract.max_bytes must be positive")
+	case c.HTTP.SessionTTL < time.Minute:
+		return fmt.Errorf("http.session_ttl must be at least 1m, got %s", c.HTTP.SessionTTL)
+	case c.HTTP.CookieSecure != "auto" && c.HTTP.CookieSecure != "always" && c.HTTP.CookieSecure != "never":
+		return fmt.Errorf("http.cookie_secure must be auto, always or never, got %q", c.HTTP.CookieSecure)
+	case c.HTTP.MaxRequestBytes < 1<<10:
+		return fmt.Errorf("http.max_request_bytes must be at least 1024, got %d", c.HTTP.MaxRequestBytes)
 	}
 	return nil
 }

@@ -26,7 +26,8 @@ type Daemon struct {
 	cron    *cron.Cron
 	cronID  cron.EntryID
 
-	trigger chan string // coalesced run requests, with the reason
+	trigger chan string  // coalesced run requests, with the reason
+	ui      http.Handler // pages and JSON API (SetUI); nil: health and metrics only
 
 	mu      sync.Mutex
 	running bool
@@ -64,6 +65,16 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		}
 	}()
 
+	// The schedule is set up before the HTTP server starts, so that pages
+	// reading NextRun never race with it.
+	if d.cfg.Schedule.Cron != "" {
+		d.cron = cron.New()
+		if d.cronID, err = d.cron.AddFunc(d.cfg.Schedule.Cron, func() { d.request("schedule") }); err != nil {
+			return fmt.Errorf("schedule.cron %q: %w", d.cfg.Schedule.Cron, err)
+		}
+		d.cron.Start()
+		defer d.cron.Stop()
+	}
 	srv, err := d.startHTTP(ctx)
 	if err != nil {
 		return err
@@ -74,14 +85,6 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		_ = srv.Shutdown(sctx)
 	}()
 
-	if d.cfg.Schedule.Cron != "" {
-		d.cron = cron.New()
-		if d.cronID, err = d.cron.AddFunc(d.cfg.Schedule.Cron, func() { d.request("schedule") }); err != nil {
-			return fmt.Errorf("schedule.cron %q: %w", d.cfg.Schedule.Cron, err)
-		}
-		d.cron.Start()
-		defer d.cron.Stop()
-	}
 	if d.cfg.Schedule.Prompt {
 		go d.watchChanges(ctx)
 	}
@@ -223,8 +226,8 @@ func (d *Daemon) refreshGauges(ctx context.Context) {
 	}
 }
 
-// nextRun is the next scheduled run, zero if none.
-func (d *Daemon) nextRun() time.Time {
+// NextRun is the next scheduled run, zero if none.
+func (d *Daemon) NextRun() time.Time {
 	if d.cron == nil {
 		return time.Time{}
 	}

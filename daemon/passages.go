@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -19,6 +20,9 @@ type PassageOptions struct {
 	// Exclusions leaves quotations, block quotes and the bibliography out of
 	// the coverage figures, in the document and in each source; passages
 	// lying wholly inside the document's excluded text are not reported.
+	// The zero value excludes nothing and gives the raw report, which
+	// Report.Filter turns into the report of any exclusions without
+	// aligning again.
 	Exclusions invindex.Exclusions
 }
 
@@ -28,11 +32,23 @@ func DefaultPassageOptions() PassageOptions {
 	return PassageOptions{Exclusions: invindex.AllExclusions()}
 }
 
+// ErrNoText is returned by Passages for a document without a stored text:
+// no run has indexed it (pending, failed), or it is deleted.
+var ErrNoText = errors.New("no stored text")
+
 // Report is where a document's text matches its sources.
 type Report struct {
 	// Doc is the document's id; 0 for a text that is not in the archive
-	// (Engine.CheckText).
+	// (Engine.CheckText), which has no header either.
 	Doc int64 `json:"doc,omitempty"`
+	// The document's header, from the archive.
+	ExternalID string `json:"external_id,omitempty"`
+	Title      string `json:"title,omitempty"`
+	Author     string `json:"author,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Year       int    `json:"year,omitempty"`
+	// Restricted documents show their text to admins only (documents.restricted).
+	Restricted bool `json:"restricted"`
 	// Coverage is the share of the document's characters covered by a
 	// passage from any source, each counted once, excluded text left out
 	// (invindex.Coverage): the figure a teacher sees first.
@@ -47,6 +63,8 @@ type Report struct {
 	Sources []SourceReport `json:"sources"`
 	// Text is the document's text, which all offsets refer to.
 	Text string `json:"-"`
+
+	info *textInfo // what Filter needs of Text, found once; nil: found when needed
 }
 
 // SourceReport is one source of a document and the passages they share.
@@ -54,6 +72,11 @@ type SourceReport struct {
 	ID         int64  `json:"id"`
 	ExternalID string `json:"external_id,omitempty"`
 	Title      string `json:"title,omitempty"`
+	Author     string `json:"author,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Year       int    `json:"year,omitempty"`
+	// Restricted sources show their text to admins only.
+	Restricted bool `json:"restricted"`
 	// Similarity is document→source, the share of the document's chunks
 	// found in the source; Reverse is source→document.
 	Similarity float64 `json:"similarity"`
@@ -69,13 +92,21 @@ type SourceReport struct {
 	CoverageB float64 `json:"coverage_source"`
 	// Text is the source's stored text.
 	Text string `json:"-"`
+
+	info *textInfo
 }
 
 // Passages aligns document docID with the first sources documents of its
 // similarity list (sources <= 0: all of it) and reports the passages they
 // share, with coverage both ways and overall. Texts are the ones the last
 // committed run chunked (document_texts), never extracted again, so the
-// offsets match what was counted. Nothing is stored.
+// offsets match what was counted. Nothing is stored. A document without a
+// stored text is ErrNoText.
+//
+// With zero opt.Exclusions the report is raw: Report.Filter applies any
+// exclusions, a minimum similarity and excluded sources to it afterwards,
+// giving exactly what Passages gives with those exclusions, without
+// aligning again.
 //
 // opt.Align.Suppress is used as given; to leave out the chunks over the df
 // cap as the similarities do, set it to Engine.Suppressor's predicate.
@@ -97,7 +128,7 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg Config, docID int64, 
 	}
 	doc, ok := texts[docID]
 	if !ok || doc.body == nil {
-		return Report{}, fmt.Errorf("document %d has no stored text: it is pending, failed or deleted", docID)
+		return Report{}, fmt.Errorf("document %d has %w: it is pending, failed or deleted", docID, ErrNoText)
 	}
 	srcs := make([]SourceReport, 0, len(rows))
 	for _, r := range rows {
@@ -109,11 +140,14 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg Config, docID int64, 
 		if t.chunks > 0 {
 			rev = float64(r.Shared) / float64(t.chunks)
 		}
-		srcs = append(srcs, SourceReport{ID: r.OtherID, ExternalID: r.ExternalID, Title: r.Title,
-			Similarity: r.Similarity, Reverse: rev, Shared: r.Shared, Text: *t.body})
+		s := t.source(r.OtherID)
+		s.Similarity, s.Reverse, s.Shared = r.Similarity, rev, r.Shared
+		srcs = append(srcs, s)
 	}
 	rep := buildReport(ctx, cfg.Params(), *doc.body, srcs, opt)
 	rep.Doc, rep.Chunks = docID, doc.chunks
+	rep.ExternalID, rep.Title, rep.Author, rep.Kind, rep.Year, rep.Restricted =
+		doc.externalID, doc.title, doc.author, doc.kind, doc.year, doc.restricted
 	return rep, ctx.Err()
 }
 
@@ -122,6 +156,7 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg Config, docID int64, 
 // the top sources (top <= 0: engine.top_k) are aligned with it as in
 // Passages. Nothing is stored. When opt.Align.Suppress is nil, the chunks
 // over engine.df_cap are suppressed (Suppressor), as in the similarities.
+// With zero opt.Exclusions the report is raw, for Report.Filter.
 func (e *Engine) CheckText(ctx context.Context, text string, top int, opt PassageOptions) (Report, error) {
 	tok := invindex.NewTokenizer(e.cfg.Params())
 	_, chunks, checks := tok.DocChunks(text)
@@ -148,7 +183,8 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt Passag
 		if !ok || t.body == nil {
 			continue
 		}
-		s := SourceReport{ID: m.ID, ExternalID: t.externalID, Title: t.title, Shared: m.Shared, Text: *t.body}
+		s := t.source(m.ID)
+		s.Shared = m.Shared
 		if len(chunks) > 0 {
 			s.Similarity = float64(m.Shared) / float64(len(chunks))
 		}
@@ -172,16 +208,26 @@ func CheckText(ctx context.Context, pool *pgxpool.Pool, cfg Config, text string,
 
 // storedText is a document's stored text and header.
 type storedText struct {
-	externalID, title string
-	body              *string // nil: no stored text
-	chunks            int
+	externalID, title, author, kind string
+	year                            int
+	restricted                      bool
+	body                            *string // nil: no stored text
+	chunks                          int
+}
+
+// source is the SourceReport of document id with this text and header,
+// without figures.
+func (t storedText) source(id int64) SourceReport {
+	return SourceReport{ID: id, ExternalID: t.externalID, Title: t.title, Author: t.author, Kind: t.kind,
+		Year: t.year, Restricted: t.restricted, Text: *t.body}
 }
 
 // storedTexts reads the stored texts of ids (documents missing from the
 // table are missing from the map).
 func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int64]storedText, error) {
 	rows, err := pool.Query(ctx, `
-		select d.id, coalesce(d.external_id, ''), coalesce(d.title, ''), t.body, coalesce(s.chunks, 0)
+		select d.id, coalesce(d.external_id, ''), coalesce(d.title, ''), coalesce(d.author, ''), coalesce(d.kind, ''),
+		       coalesce(d.year, 0), d.restricted, t.body, coalesce(s.chunks, 0)
 		from documents d
 		left join document_texts t on t.doc_id = d.id
 		left join document_status s on s.doc_id = d.id
@@ -194,7 +240,7 @@ func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int6
 	for rows.Next() {
 		var id int64
 		var t storedText
-		if err := rows.Scan(&id, &t.externalID, &t.title, &t.body, &t.chunks); err != nil {
+		if err := rows.Scan(&id, &t.externalID, &t.title, &t.author, &t.kind, &t.year, &t.restricted, &t.body, &t.chunks); err != nil {
 			return nil, fmt.Errorf("read stored texts: %w", err)
 		}
 		out[id] = t
@@ -205,13 +251,19 @@ func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int6
 	return out, nil
 }
 
-// buildReport aligns text with each source (in parallel, one tokenizer per
-// worker; the document's keys are hashed once) and computes the coverage
-// figures. It stops early, returning what it has, when ctx is cancelled.
+// buildReport aligns text with each source (rawReport) and applies
+// opt.Exclusions (Report.Filter).
 func buildReport(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, opt PassageOptions) Report {
-	rep := Report{Text: text, Sources: srcs}
+	return rawReport(ctx, p, text, srcs, opt.Align).Filter(ReportFilter{Exclusions: opt.Exclusions})
+}
+
+// rawReport aligns text with each source (in parallel, one tokenizer per
+// worker; the document's keys are hashed once), keeping every passage, and
+// finds what Filter needs of each text. It stops early, returning what it
+// has, when ctx is cancelled. The coverage figures are left for Filter.
+func rawReport(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, opt invindex.AlignOptions) Report {
+	rep := Report{Text: text, Sources: srcs, info: newTextInfo(text)}
 	doc := invindex.NewDoc(invindex.NewTokenizer(p), text)
-	rep.Excluded = invindex.ExcludedRanges(text, opt.Exclusions)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(len(srcs), 1)) {
@@ -221,22 +273,11 @@ func buildReport(ctx context.Context, p invindex.Params, text string, srcs []Sou
 			tok := invindex.NewTokenizer(p)
 			for i := range work {
 				s := &srcs[i]
-				src := invindex.NewDoc(tok, s.Text)
-				var kept []invindex.Passage
-				var as, bs []invindex.Range
-				for _, pg := range invindex.Align(doc, src, opt.Align) {
-					if len(rep.Excluded) > 0 && len(invindex.SubtractRanges([]invindex.Range{pg.A()}, rep.Excluded)) == 0 {
-						continue // a quotation or the bibliography: not evidence
-					}
-					kept = append(kept, pg)
-					as, bs = append(as, pg.A()), append(bs, pg.B())
-				}
-				s.Passages = kept
+				s.Passages = invindex.Align(doc, invindex.NewDoc(tok, s.Text), opt)
 				if s.Passages == nil {
 					s.Passages = []invindex.Passage{}
 				}
-				s.CoverageA = doc.Coverage(as, rep.Excluded)
-				s.CoverageB = src.Coverage(bs, invindex.ExcludedRanges(s.Text, opt.Exclusions))
+				s.info = newTextInfo(s.Text)
 			}
 		}()
 	}
@@ -248,12 +289,5 @@ func buildReport(ctx context.Context, p invindex.Params, text string, srcs []Sou
 	}
 	close(work)
 	wg.Wait()
-	var all []invindex.Range
-	for _, s := range srcs {
-		for _, pg := range s.Passages {
-			all = append(all, pg.A())
-		}
-	}
-	rep.Coverage = doc.Coverage(all, rep.Excluded)
 	return rep
 }

@@ -359,3 +359,67 @@ func BenchmarkBuildReport(b *testing.B) {
 		})
 	}
 }
+
+// TestPassages_HeadersAndFilter: the report carries the headers of the
+// document and of its sources, restricted flags included, and filtering the
+// raw report gives what Passages gives with the same exclusions, without
+// aligning again; CheckText's raw report filters the same way.
+func TestPassages_HeadersAndFilter(t *testing.T) {
+	seed := testSeed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 1)
+	pc := newPassageCorpus(seed)
+	ctx := context.Background()
+	essay := insertDoc(t, pool, "essay", pc.essay)
+	src1 := insertDoc(t, pool, "src1", pc.src1)
+	src2 := insertDoc(t, pool, "src2", pc.src2)
+	if _, err := pool.Exec(ctx, `update documents set author = 'A. Student', kind = 'essay', year = 2024, title = 'My essay' where id = $1`, essay); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `update documents set author = 'B. Scholar', kind = 'thesis', year = 2019, restricted = true where id = $1`, src1); err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(cfg, pool, testLogger(t))
+	mustRun(t, e, false)
+
+	raw, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Title != "My essay" || raw.Author != "A. Student" || raw.Kind != "essay" || raw.Year != 2024 || raw.Restricted || raw.ExternalID != "essay" {
+		t.Fatalf("document header %+v", raw)
+	}
+	s1, s2 := findSource(raw, src1), findSource(raw, src2)
+	if s1 == nil || s2 == nil || s1.Author != "B. Scholar" || s1.Kind != "thesis" || s1.Year != 2019 || !s1.Restricted || s2.Restricted || s1.ExternalID != "src1" {
+		t.Fatalf("source headers %+v / %+v", s1, s2)
+	}
+	for _, ex := range []invindex.Exclusions{{}, invindex.AllExclusions(), {Quotes: true}, {Bibliography: true}} {
+		want, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{Exclusions: ex})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameReport(t, "Passages filtered afterwards", raw.Filter(ReportFilter{Exclusions: ex}), want)
+	}
+	// Leaving out source 1 leaves source 2's copy, quoted: nothing with quotes excluded.
+	f := raw.Filter(ReportFilter{ExcludeSources: []int64{src1}, Exclusions: invindex.AllExclusions()})
+	if len(f.Sources) != 1 || f.Sources[0].ID != src2 || f.Coverage != 0 {
+		t.Fatalf("source 1 excluded, quotes excluded: coverage %v, sources %+v", f.Coverage, f.Sources)
+	}
+	if _, err := Passages(ctx, pool, cfg, insertDoc(t, pool, "new", pc.other), 0, PassageOptions{}); !errors.Is(err, ErrNoText) {
+		t.Fatalf("pending document: %v, want ErrNoText", err)
+	}
+
+	rawCheck, err := e.CheckText(ctx, pc.essay, 0, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := findSource(rawCheck, src1); s == nil || !s.Restricted || s.Author != "B. Scholar" || s.Year != 2019 {
+		t.Fatalf("check source header %+v", s)
+	}
+	want, err := e.CheckText(ctx, pc.essay, 0, DefaultPassageOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameReport(t, "CheckText filtered afterwards", rawCheck.Filter(ReportFilter{Exclusions: invindex.AllExclusions()}), want)
+}

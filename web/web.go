@@ -1,5 +1,8 @@
-// Package web holds the daemon's page templates and static assets, embedded
-// into the binary so that a deployment is one file.
+// Package web is plagd's web interface and JSON API, served by `plagd serve`:
+// the teacher's similarity report, "check a file now", the documents and
+// runs pages for archive staff, /api/v1 for integrations, and the access
+// control in front of all of it. Templates and static assets are embedded,
+// so a deployment is one file.
 package web
 
 import (
@@ -7,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -21,6 +25,16 @@ var staticFS embed.FS
 func Static() fs.FS {
 	sub, _ := fs.Sub(staticFS, "static")
 	return sub
+}
+
+// staticHandler serves the embedded assets. They change only with the
+// binary, so browsers may keep them for an hour.
+func staticHandler() http.Handler {
+	files := http.FileServerFS(Static())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	})
 }
 
 // Templates parses every page; each page template defines "content" and is
@@ -39,6 +53,23 @@ func Templates() (map[string]*template.Template, error) {
 				return "–"
 			}
 			return d.Round(time.Millisecond).String()
+		},
+		"derefTime": func(t *time.Time) time.Time {
+			if t == nil {
+				return time.Time{}
+			}
+			return *t
+		},
+		"bytes": func(n int64) string {
+			switch {
+			case n >= 1<<30:
+				return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+			case n >= 1<<20:
+				return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+			case n >= 1<<10:
+				return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+			}
+			return fmt.Sprintf("%d B", n)
 		},
 		"when": func(t time.Time) string {
 			if t.IsZero() {

@@ -71,7 +71,7 @@ func register(f func(*globals) *cobra.Command) { subcommands = append(subcommand
 // with code 2, as scripts expect, instead of the generic failure code.
 func markUsageErrors(root *cobra.Command) {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Sprintf("%v (see 'plagd %s --help')", err, c.Name())}
+		return usageError{fmt.Sprintf("%v (see '%s --help')", err, c.CommandPath())}
 	})
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
@@ -80,14 +80,24 @@ func markUsageErrors(root *cobra.Command) {
 		return nil
 	}
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	for _, c := range root.Commands() {
+	wrapArgs(root.Commands())
+}
+
+// wrapArgs marks argument errors of cmds and their subcommands as usage errors.
+func wrapArgs(cmds []*cobra.Command) {
+	for _, c := range cmds {
 		if check := c.Args; check != nil {
 			c.Args = func(c *cobra.Command, args []string) error {
 				if err := check(c, args); err != nil {
-					return usageError{fmt.Sprintf("%v (see 'plagd %s --help')", err, c.Name())}
+					var u usageError
+					if asUsage(err, &u) {
+						return err
+					}
+					return usageError{fmt.Sprintf("%v (see '%s --help')", err, c.CommandPath())}
 				}
 				return nil
 			}
 		}
+		wrapArgs(c.Commands())
 	}
 }

@@ -1,0 +1,65 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routes wires the daemon's own HTTP endpoints. /healthz says the process
+// lives; /readyz that it holds the master lock and reaches PostgreSQL;
+// /metrics is for Prometheus. Everything else (pages, JSON API) is the UI
+// handler set with SetUI: the web package, which imports this one, so the
+// daemon does not know about pages or users.
+func (d *Daemon) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", d.readyz)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(d.metrics.Registry, promhttp.HandlerOpts{}))
+	if d.ui != nil {
+		mux.Handle("/", d.ui)
+	} else {
+		mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintln(w, "plagd: no web interface configured; see /healthz, /readyz, /metrics")
+		})
+	}
+	return mux
+}
+
+// SetUI mounts the web interface and JSON API under every path the daemon
+// does not serve itself. Call it before Serve.
+func (d *Daemon) SetUI(h http.Handler) { d.ui = h }
+
+// Engine is the daemon's engine, shared with the web interface so that a
+// "check this file" query uses the index the runs keep loaded.
+func (d *Daemon) Engine() *Engine { return d.engine }
+
+// Running tells whether a run is in progress.
+func (d *Daemon) Running() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.running
+}
+
+func (d *Daemon) readyz(w http.ResponseWriter, r *http.Request) {
+	d.mu.Lock()
+	ready := d.ready
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := d.pool.Ping(ctx); err != nil {
+		http.Error(w, "database unreachable: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	if !ready {
+		http.Error(w, "starting", http.StatusServiceUnavailable)
+		return
+	}
+	fmt.Fprintln(w, "ready")
+}

@@ -1,0 +1,544 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/plagd/plagd/daemon"
+)
+
+// The documents part of the JSON API (openapi.json describes each route).
+// Writes go through the daemon's document functions, the same contract as
+// an integrator's: the change-log trigger picks them up and the next run
+// processes them.
+
+// Page sizes of the API's lists.
+const (
+	apiDefaultLimit = 50
+	apiMaxLimit     = 500
+)
+
+// documentStatuses are the values of Document.Status, for ?status=.
+var documentStatuses = []string{"indexed", "pending", "failed", "deleted"}
+
+// documentResponse is the answer of the single-document routes.
+type documentResponse struct {
+	Document daemon.Document `json:"document"`
+	// Text is the stored text, with ?text=1 only.
+	Text *string `json:"text,omitempty"`
+	// Warning says that the next run will mark the document failed, and
+	// why, after a create or an update that stored new content.
+	Warning string `json:"warning,omitempty"`
+}
+
+type documentList struct {
+	Documents  []daemon.Document `json:"documents"`
+	Limit      int               `json:"limit"`
+	Offset     int               `json:"offset"`
+	NextOffset *int              `json:"next_offset"`
+}
+
+type similarList struct {
+	DocumentID int64               `json:"document_id"`
+	Similar    []daemon.SimilarRow `json:"similar"`
+	Limit      int                 `json:"limit"`
+	Offset     int                 `json:"offset"`
+	NextOffset *int                `json:"next_offset"`
+}
+
+func (s *Server) apiListDocuments(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, offset, err := pageParams(q)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	status := strings.ToLower(strings.TrimSpace(q.Get("status")))
+	if status != "" && !slices.Contains(documentStatuses, status) {
+		s.apiDocFail(w, r, problemf(errBadRequest, "status %q is not a document status: use one of %s, or leave it out for all",
+			q.Get("status"), strings.Join(documentStatuses, ", ")))
+		return
+	}
+	docs, more, err := daemon.ListDocuments(r.Context(), s.pool, daemon.DocumentQuery{
+		Search: strings.TrimSpace(q.Get("q")), Status: status, Limit: limit, Offset: offset})
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, documentList{Documents: docs, Limit: limit, Offset: offset, NextOffset: nextOffset(more, offset, len(docs))})
+}
+
+func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
+	in, err := s.documentInput(r)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	warning := s.extractWarning(in.Content, in.Filename, in.ContentType, in.Text)
+	id, err := daemon.CreateDocument(r.Context(), s.pool, in)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	d, err := daemon.GetDocument(r.Context(), s.pool, id)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Str("filename", in.Filename).
+		Bool("unreadable", warning != "").Msg("document created through the API")
+	w.Header().Set("Location", fmt.Sprintf("/api/v1/documents/%d", id))
+	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: warning})
+}
+
+// documentInput reads a new document from a multipart form (a file in the
+// field "file", or plain text in "text", and the metadata fields) or from
+// a JSON object.
+func (s *Server) documentInput(r *http.Request) (daemon.DocumentInput, error) {
+	var in daemon.DocumentInput
+	mt, err := requestType(r)
+	if err != nil {
+		return in, err
+	}
+	if mt == "multipart/form-data" {
+		files := r.MultipartForm.File["file"]
+		text := r.PostFormValue("text")
+		switch {
+		case len(files) > 1:
+			return in, problemf(errBadRequest, "send one file per request (this one has %d in the field \"file\")", len(files))
+		case len(files) == 1 && text != "":
+			return in, problemf(errBadRequest, "send either a file (field \"file\") or plain text (field \"text\"), not both")
+		case len(files) == 1:
+			return documentFromForm(r, files[0], s.cfg.Extract.MaxBytes)
+		}
+		if in, err = metaFromForm(r); err != nil {
+			return in, err
+		}
+		if strings.TrimSpace(text) == "" {
+			return in, problemf(errBadRequest, "the form has no document: send the file in the field \"file\" (or plain text in \"text\")")
+		}
+		in.Text, err = plainText(text)
+		return in, err
+	}
+	var body struct {
+		ExternalID string `json:"external_id"`
+		Title      string `json:"title"`
+		Author     string `json:"author"`
+		Kind       string `json:"kind"`
+		Year       int    `json:"year"`
+		Text       string `json:"text"`
+		Restricted bool   `json:"restricted"`
+	}
+	if err := decodeJSON(r, &body, true); err != nil {
+		return in, err
+	}
+	if strings.TrimSpace(body.Text) == "" {
+		return in, problemf(errBadRequest, "\"text\" is empty: give the document's plain text, or upload a file as multipart/form-data (field \"file\")")
+	}
+	if body.Year < 0 || body.Year > 9999 {
+		return in, problemf(errBadRequest, "year %d is not a year: give a number such as 2024, or leave it out", body.Year)
+	}
+	text, err := plainText(body.Text)
+	return daemon.DocumentInput{
+		ExternalID: strings.TrimSpace(body.ExternalID), Title: strings.TrimSpace(body.Title),
+		Author: strings.TrimSpace(body.Author), Kind: strings.TrimSpace(body.Kind), Year: body.Year,
+		Text: text, Restricted: body.Restricted,
+	}, err
+}
+
+func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r, "id")
+	if !ok {
+		s.apiDocFail(w, r, noDocument(r.PathValue("id")))
+		return
+	}
+	withText, err := parseFlag("text", r.URL.Query().Get("text"))
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	d, err := daemon.GetDocument(r.Context(), s.pool, id)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	resp := documentResponse{Document: d}
+	if withText {
+		if d.Restricted && !who(r).seesRestricted() {
+			s.apiDocFail(w, r, problemf(errForbidden, "document %d is restricted: only an admin may read its text; "+
+				"everyone may see what it matches and how much (GET /api/v1/documents/%d/similar)", id, id))
+			return
+		}
+		var body string
+		err := s.pool.QueryRow(r.Context(), `select body from document_texts where doc_id = $1`, id).Scan(&body)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			apiError(w, http.StatusNotFound, "no_text", noTextMessage(d))
+			return
+		case err != nil:
+			s.apiDocFail(w, r, fmt.Errorf("read the text of document %d: %w", id, err))
+			return
+		}
+		resp.Text = &body
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// noTextMessage says why a document has no stored text yet.
+func noTextMessage(d daemon.Document) string {
+	switch d.Status {
+	case "failed":
+		return fmt.Sprintf("document %d has no text: the last run could not extract it (%s); upload a readable file (PUT /api/v1/documents/%d)", d.ID, d.Error, d.ID)
+	case "deleted":
+		return fmt.Sprintf("document %d is deleted and has no stored text", d.ID)
+	}
+	return fmt.Sprintf("document %d has not been processed yet: its text is stored by the next run (GET /api/v1/runs)", d.ID)
+}
+
+func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r, "id")
+	if !ok {
+		s.apiDocFail(w, r, noDocument(r.PathValue("id")))
+		return
+	}
+	p, deleted, err := s.documentPatch(r)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	warning := ""
+	if p.Content != nil || p.Text != nil {
+		var text string
+		if p.Text != nil {
+			text = *p.Text
+		}
+		warning = s.extractWarning(p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), text)
+	}
+	if deleted != nil && !*deleted {
+		p.Undelete = true
+	}
+	if err := daemon.UpdateDocument(r.Context(), s.pool, id, p); err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	if deleted != nil && *deleted {
+		if err := daemon.DeleteDocument(r.Context(), s.pool, id); err != nil {
+			s.apiDocFail(w, r, err)
+			return
+		}
+	}
+	d, err := daemon.GetDocument(r.Context(), s.pool, id)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_content", p.Content != nil || p.Text != nil).
+		Msg("document updated through the API")
+	writeJSON(w, http.StatusOK, documentResponse{Document: d, Warning: warning})
+}
+
+// patchFields are the fields PUT /api/v1/documents/{id} accepts.
+var patchFields = []string{"external_id", "title", "author", "kind", "year", "restricted", "text", "deleted"}
+
+// documentPatch reads an update: a multipart form (a new file in "file"
+// and/or fields) or a JSON object. A field that is absent stays as it is;
+// an empty one clears it. deleted is nil when absent.
+func (s *Server) documentPatch(r *http.Request) (p daemon.DocumentPatch, deleted *bool, err error) {
+	mt, err := requestType(r)
+	if err != nil {
+		return p, nil, err
+	}
+	if mt == "multipart/form-data" {
+		return s.formPatch(r)
+	}
+	var body map[string]json.RawMessage
+	if err := decodeJSON(r, &body, false); err != nil {
+		return p, nil, err
+	}
+	for k := range body {
+		if !slices.Contains(patchFields, k) {
+			return p, nil, problemf(errBadRequest, "unknown field %q: a document has %s", k, strings.Join(patchFields, ", "))
+		}
+	}
+	str := func(field string, dst **string) error {
+		raw, ok := body[field]
+		if !ok {
+			return nil
+		}
+		var v *string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return problemf(errBadRequest, "%q must be a string (or null to clear it), got %s", field, raw)
+		}
+		t := strings.TrimSpace(ptrValue(v))
+		*dst = &t
+		return nil
+	}
+	for field, dst := range map[string]**string{"external_id": &p.ExternalID, "title": &p.Title, "author": &p.Author, "kind": &p.Kind} {
+		if err := str(field, dst); err != nil {
+			return p, nil, err
+		}
+	}
+	if raw, ok := body["year"]; ok {
+		var y *int
+		if err := json.Unmarshal(raw, &y); err != nil || (y != nil && (*y < 0 || *y > 9999)) {
+			return p, nil, problemf(errBadRequest, "\"year\" must be a year such as 2024 (or null to clear it), got %s", raw)
+		}
+		n := 0
+		if y != nil {
+			n = *y
+		}
+		p.Year = &n
+	}
+	boolField := func(field string) (*bool, error) {
+		raw, ok := body[field]
+		if !ok {
+			return nil, nil
+		}
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil || string(raw) == "null" {
+			return nil, problemf(errBadRequest, "%q must be true or false, got %s", field, raw)
+		}
+		return &b, nil
+	}
+	if p.Restricted, err = boolField("restricted"); err != nil {
+		return p, nil, err
+	}
+	if deleted, err = boolField("deleted"); err != nil {
+		return p, nil, err
+	}
+	if raw, ok := body["text"]; ok {
+		var t string
+		if err := json.Unmarshal(raw, &t); err != nil || strings.TrimSpace(t) == "" {
+			return p, nil, problemf(errBadRequest, "\"text\" must be the document's new plain text, not empty; leave it out to keep the content")
+		}
+		if t, err = plainText(t); err != nil {
+			return p, nil, err
+		}
+		p.Text = &t
+	}
+	return p, deleted, nil
+}
+
+// formPatch is documentPatch for a multipart form.
+func (s *Server) formPatch(r *http.Request) (p daemon.DocumentPatch, deleted *bool, err error) {
+	f := r.PostForm
+	present := func(field string) bool { _, ok := f[field]; return ok }
+	for field, dst := range map[string]**string{"external_id": &p.ExternalID, "title": &p.Title, "author": &p.Author, "kind": &p.Kind} {
+		if present(field) {
+			v := strings.TrimSpace(f.Get(field))
+			*dst = &v
+		}
+	}
+	if present("year") {
+		n, err := parseYear(f.Get("year"))
+		if err != nil {
+			return p, nil, err
+		}
+		p.Year = &n
+	}
+	for field, dst := range map[string]**bool{"restricted": &p.Restricted, "deleted": &deleted} {
+		if present(field) {
+			b, err := parseFlag(field, f.Get(field))
+			if err != nil {
+				return p, nil, err
+			}
+			*dst = &b
+		}
+	}
+	files := r.MultipartForm.File["file"]
+	switch {
+	case len(files) > 1:
+		return p, nil, problemf(errBadRequest, "send one file (this request has %d in the field \"file\")", len(files))
+	case len(files) == 1 && present("text"):
+		return p, nil, problemf(errBadRequest, "send either a new file (field \"file\") or new plain text (field \"text\"), not both")
+	case len(files) == 1:
+		content, name, ctype, err := readUpload(files[0], s.cfg.Extract.MaxBytes)
+		if err != nil {
+			return p, nil, err
+		}
+		p.Content, p.Filename, p.ContentType = content, &name, &ctype
+	case present("text"):
+		t := f.Get("text")
+		if strings.TrimSpace(t) == "" {
+			return p, nil, problemf(errBadRequest, "\"text\" must be the document's new plain text, not empty; leave it out to keep the content")
+		}
+		if t, err = plainText(t); err != nil {
+			return p, nil, err
+		}
+		p.Text = &t
+	}
+	return p, deleted, nil
+}
+
+// plainText makes a document's plain text storable: PostgreSQL's text holds
+// neither NUL characters (dropped: extraction drops control characters
+// anyway) nor invalid UTF-8 (refused).
+func plainText(t string) (string, error) {
+	if !utf8.ValidString(t) {
+		return "", problemf(errBadRequest, "the text is not valid UTF-8: convert it, or upload it as a file (field \"file\"), whose encoding plagd detects")
+	}
+	return strings.ReplaceAll(t, "\x00", ""), nil
+}
+
+func (s *Server) apiDeleteDocument(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r, "id")
+	if !ok {
+		s.apiDocFail(w, r, noDocument(r.PathValue("id")))
+		return
+	}
+	if err := daemon.DeleteDocument(r.Context(), s.pool, id); err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	d, err := daemon.GetDocument(r.Context(), s.pool, id)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Msg("document deleted through the API")
+	writeJSON(w, http.StatusOK, documentResponse{Document: d})
+}
+
+func (s *Server) apiSimilar(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r, "id")
+	if !ok {
+		s.apiDocFail(w, r, noDocument(r.PathValue("id")))
+		return
+	}
+	limit, offset, err := pageParams(r.URL.Query())
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	if _, err := daemon.GetDocument(r.Context(), s.pool, id); err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	rows, err := daemon.Similar(r.Context(), s.pool, id)
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	start := min(offset, len(rows))
+	page := rows[start : start+min(limit, len(rows)-start)]
+	writeJSON(w, http.StatusOK, similarList{DocumentID: id, Similar: page, Limit: limit, Offset: offset,
+		NextOffset: nextOffset(offset+len(page) < len(rows), offset, len(page))})
+}
+
+// apiDocFail writes a handler's error as JSON: the document store's and
+// the size limits' errors get their status here, the rest as apiFail does.
+func (s *Server) apiDocFail(w http.ResponseWriter, r *http.Request, err error) {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.Is(err, errTooLarge):
+		apiError(w, http.StatusRequestEntityTooLarge, "too_large", err.Error())
+	case errors.As(err, &tooBig):
+		apiError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf(
+			"the request is larger than the limit of %d bytes (http.max_request_bytes); upload large documents as multipart/form-data files", tooBig.Limit))
+	case errors.Is(err, errUnsupportedType):
+		apiError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", err.Error())
+	case errors.Is(err, daemon.ErrNoDocument):
+		apiError(w, http.StatusNotFound, "not_found", strings.Replace(err.Error(), "no such document: ", "no document with id ", 1))
+	case errors.Is(err, daemon.ErrExternalIDTaken):
+		apiError(w, http.StatusConflict, "conflict", err.Error()+
+			": external ids are unique; choose another, or update that document (GET /api/v1/documents?q=<external id> finds it)")
+	default:
+		s.apiFail(w, r, err)
+	}
+}
+
+// noDocument is the error for an {id} that is no document's, such as one
+// that is not a number.
+func noDocument(id string) error {
+	return problemf(errNotFound, "no document with id %q: ids are positive numbers (GET /api/v1/documents?q= finds a document by title, author or external id)", id)
+}
+
+// errUnsupportedType is a request body that is neither JSON nor a multipart form: 415.
+var errUnsupportedType = errors.New("unsupported media type")
+
+// requestType is the request body's media type: multipart/form-data or
+// application/json (also assumed when none is declared).
+func requestType(r *http.Request) (string, error) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return "application/json", nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	switch {
+	case err == nil && mt == "multipart/form-data" && r.MultipartForm != nil:
+		return mt, nil
+	case err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")):
+		return "application/json", nil
+	}
+	return "", problemf(errUnsupportedType, "the body is %q: send application/json or multipart/form-data (see /api/openapi.json)", ct)
+}
+
+// decodeJSON reads one JSON object from the (already size-bounded) body.
+func decodeJSON(r *http.Request, v any, strict bool) error {
+	dec := json.NewDecoder(r.Body)
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	err := dec.Decode(v)
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return err
+	case errors.Is(err, io.EOF):
+		return problemf(errBadRequest, "the request body is empty: send a JSON object (see /api/openapi.json)")
+	case err != nil:
+		return problemf(errBadRequest, "the JSON body could not be read: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return problemf(errBadRequest, "the JSON body has more after its object: send exactly one object")
+	}
+	return nil
+}
+
+// pageParams reads ?limit= (default 50, at most 500) and ?offset=.
+func pageParams(q url.Values) (limit, offset int, err error) {
+	limit = apiDefaultLimit
+	if v := strings.TrimSpace(q.Get("limit")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > apiMaxLimit {
+			return 0, 0, problemf(errBadRequest, "limit %q is not a page size: give a number from 1 to %d (default %d)", v, apiMaxLimit, apiDefaultLimit)
+		}
+		limit = n
+	}
+	if v := strings.TrimSpace(q.Get("offset")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, 0, problemf(errBadRequest, "offset %q is not a position: give a number from 0 (use next_offset of the previous page)", v)
+		}
+		offset = n
+	}
+	return limit, offset, nil
+}
+
+// nextOffset is the next page's offset, or nil on the last page.
+func nextOffset(more bool, offset, n int) *int {
+	if !more {
+		return nil
+	}
+	next := offset + n
+	return &next
+}
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

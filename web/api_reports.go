@@ -1,0 +1,251 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/invindex"
+)
+
+// The report routes of the JSON API. Offsets are byte offsets into the
+// UTF-8 texts, as the daemon reports them. Texts of restricted documents
+// are sent to admins only: for anyone else "text" is left out and
+// "text_withheld" is true, while figures, passages' offsets and headers
+// stay.
+
+// apiReportBody is a report as the API sends it: daemon.Report's fields
+// (doc, external_id, title, author, kind, year, restricted, coverage,
+// chunks, excluded, sources) plus the texts the caller may read, the
+// filter applied, and for a document its status.
+type apiReportBody struct {
+	daemon.Report
+	Status       string              `json:"status,omitempty"`   // the document's: indexed or pending (a check has none)
+	Filename     string              `json:"filename,omitempty"` // a check's file name
+	Text         string              `json:"text,omitempty"`
+	TextWithheld bool                `json:"text_withheld,omitempty"`
+	Sources      []apiSourceBody     `json:"sources"`
+	Filter       daemon.ReportFilter `json:"filter"`
+}
+
+// apiSourceBody is one source: daemon.SourceReport's fields plus its text
+// when the caller may read it.
+type apiSourceBody struct {
+	daemon.SourceReport
+	Text         string `json:"text,omitempty"`
+	TextWithheld bool   `json:"text_withheld,omitempty"`
+}
+
+// reportBody builds the API's report from a filtered report whose headers
+// are current; ownText says whether the caller may read the document's own
+// text (a restricted document's, or always for a check), admin whether it
+// reads restricted sources.
+func reportBody(rep daemon.Report, f daemon.ReportFilter, ownText, admin bool) apiReportBody {
+	if f.ExcludeSources == nil {
+		f.ExcludeSources = []int64{}
+	}
+	b := apiReportBody{Report: rep, Filter: f, Sources: make([]apiSourceBody, len(rep.Sources))}
+	if ownText {
+		b.Text = rep.Text
+	} else {
+		b.TextWithheld = true
+	}
+	for i, s := range rep.Sources {
+		b.Sources[i] = apiSourceBody{SourceReport: s}
+		if !s.Restricted || admin {
+			b.Sources[i].Text = s.Text
+		} else {
+			b.Sources[i].TextWithheld = true
+		}
+	}
+	return b
+}
+
+// apiReportFail writes the errors of the report routes as JSON.
+func (s *Server) apiReportFail(w http.ResponseWriter, r *http.Request, err error) {
+	status, code := checkStatus(err)
+	msg := err.Error()
+	switch {
+	case status == http.StatusInternalServerError:
+		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("api")
+	case errors.Is(err, daemon.ErrNoIndex):
+		s.log.Warn().Err(err).Msg("check refused: no index")
+		msg = noIndexMessage
+	}
+	apiError(w, status, code, msg)
+}
+
+// apiDocReport reads document {id}'s raw report with current headers, or
+// says why there is none (404 no such document, 409 no_report).
+func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (daemon.Document, daemon.Report, bool) {
+	id, ok := pathID(r, "id")
+	if !ok {
+		s.apiReportFail(w, r, noDocument(r.PathValue("id")))
+		return daemon.Document{}, daemon.Report{}, false
+	}
+	ctx := r.Context()
+	doc, err := daemon.GetDocument(ctx, s.pool, id)
+	if err != nil {
+		s.apiReportFail(w, r, documentError(err))
+		return doc, daemon.Report{}, false
+	}
+	var raw daemon.Report
+	switch doc.Status {
+	case "failed":
+		err = problemf(daemon.ErrNoText, "document %d has no report: its text could not be read: %s", id, doc.Error)
+	case "deleted":
+		err = problemf(daemon.ErrNoText, "document %d has no report: it is deleted", id)
+	default:
+		raw, err = s.rawReport(ctx, id)
+		if errors.Is(err, daemon.ErrNoText) {
+			err = problemf(daemon.ErrNoText, "document %d has no report yet: the next run indexes it", id)
+		}
+	}
+	if errors.Is(err, daemon.ErrNoText) {
+		apiError(w, http.StatusConflict, "no_report", err.Error())
+		return doc, raw, false
+	}
+	if err == nil {
+		raw, err = freshen(ctx, s.pool, raw)
+	}
+	if err != nil {
+		s.apiReportFail(w, r, err)
+		return doc, raw, false
+	}
+	return doc, raw, true
+}
+
+// apiReport is GET /api/v1/documents/{id}/report: the report with its
+// passages, filtered by the query string as the page is (min, exclude,
+// quotes, bib, blocks).
+func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
+	rq, err := parseReportQuery(r.URL.Query())
+	if err != nil {
+		s.apiReportFail(w, r, err)
+		return
+	}
+	doc, raw, ok := s.apiDocReport(w, r)
+	if !ok {
+		return
+	}
+	admin := who(r).seesRestricted()
+	f := rq.filter()
+	b := reportBody(raw.Filter(f), f, !raw.Restricted || admin, admin)
+	b.Status = doc.Status
+	writeJSON(w, http.StatusOK, b)
+}
+
+// apiDocHead is a document's header in a pair report.
+type apiDocHead struct {
+	ID           int64  `json:"id"`
+	ExternalID   string `json:"external_id,omitempty"`
+	Title        string `json:"title,omitempty"`
+	Author       string `json:"author,omitempty"`
+	Kind         string `json:"kind,omitempty"`
+	Year         int    `json:"year,omitempty"`
+	Restricted   bool   `json:"restricted"`
+	TextWithheld bool   `json:"text_withheld,omitempty"` // the excerpts of this side are left out
+}
+
+func apiHead(h docHeader, withheld bool) apiDocHead {
+	return apiDocHead{ID: h.ID, ExternalID: h.ExternalID, Title: h.Title, Author: h.Author, Kind: h.Kind,
+		Year: h.Year, Restricted: h.Restricted, TextWithheld: withheld}
+}
+
+// apiPairBody is the report of a document and one of its sources.
+type apiPairBody struct {
+	Document       apiDocHead          `json:"document"`
+	Source         apiDocHead          `json:"source"`
+	Rank           int                 `json:"rank"`            // the source's place in the document's list, from 1
+	Similarity     float64             `json:"similarity"`      // document → source
+	Reverse        float64             `json:"reverse"`         // source → document
+	Shared         int                 `json:"shared_chunks"`   // chunks the two share
+	CoverageDoc    float64             `json:"coverage_doc"`    // share of the document in the passages
+	CoverageSource float64             `json:"coverage_source"` // share of the source in the passages
+	Exclusions     invindex.Exclusions `json:"exclusions"`
+	Passages       []apiPairPassage    `json:"passages"`
+}
+
+// apiPairPassage is one aligned passage: its offsets in both texts
+// (invindex.Passage: a_* in the document, b_* in the source) and the text
+// of each side the caller may read.
+type apiPairPassage struct {
+	invindex.Passage
+	DocText    string `json:"doc_text,omitempty"`
+	SourceText string `json:"source_text,omitempty"`
+}
+
+// apiPairReport is GET /api/v1/documents/{id}/report/{other}: document
+// {id} and its source {other} side by side (quotes, bib, blocks apply).
+func (s *Server) apiPairReport(w http.ResponseWriter, r *http.Request) {
+	rq, err := parseReportQuery(r.URL.Query())
+	if err != nil {
+		s.apiReportFail(w, r, err)
+		return
+	}
+	other, ok := pathID(r, "other")
+	if !ok {
+		s.apiReportFail(w, r, noDocument(r.PathValue("other")))
+		return
+	}
+	_, raw, ok := s.apiDocReport(w, r)
+	if !ok {
+		return
+	}
+	rank := slices.IndexFunc(raw.Sources, func(x daemon.SourceReport) bool { return x.ID == other })
+	if rank < 0 {
+		s.apiReportFail(w, r, problemf(errNotFound, "document %d is not among the sources of document %d (GET /api/v1/documents/%d/similar lists them)",
+			other, raw.Doc, raw.Doc))
+		return
+	}
+	ex := rq.exclusions()
+	f := raw.Filter(daemon.ReportFilter{Exclusions: ex})
+	src := f.Sources[slices.IndexFunc(f.Sources, func(x daemon.SourceReport) bool { return x.ID == other })]
+	admin := who(r).seesRestricted()
+	seeDoc, seeSrc := !f.Restricted || admin, !src.Restricted || admin
+	b := apiPairBody{Document: apiHead(reportHeader(f), !seeDoc), Source: apiHead(sourceHeader(src), !seeSrc),
+		Rank: rank + 1, Similarity: src.Similarity, Reverse: src.Reverse, Shared: src.Shared,
+		CoverageDoc: src.CoverageA, CoverageSource: src.CoverageB, Exclusions: ex,
+		Passages: make([]apiPairPassage, len(src.Passages))}
+	for i, p := range src.Passages {
+		b.Passages[i] = apiPairPassage{Passage: p}
+		if seeDoc {
+			b.Passages[i].DocText = f.Text[p.AStart:p.AEnd]
+		}
+		if seeSrc {
+			b.Passages[i].SourceText = src.Text[p.BStart:p.BEnd]
+		}
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+// apiCheck is POST /api/v1/check: a file (multipart field "file"), a
+// pasted text (multipart or form field "text") or JSON {"text": "...",
+// "filename": "..."} checked against the archive and reported, filtered by
+// the query string; nothing is stored.
+func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
+	rq, err := parseReportQuery(r.URL.Query())
+	if err != nil {
+		s.apiReportFail(w, r, err)
+		return
+	}
+	text, filename, err := s.checkInput(r, true)
+	if err != nil {
+		s.apiReportFail(w, r, err)
+		return
+	}
+	raw, err := s.engine.CheckText(r.Context(), text, 0, daemon.PassageOptions{})
+	if err == nil {
+		raw, err = freshen(r.Context(), s.pool, raw)
+	}
+	if err != nil {
+		s.apiReportFail(w, r, err)
+		return
+	}
+	f := rq.filter()
+	b := reportBody(raw.Filter(f), f, true, who(r).seesRestricted())
+	b.Filename = filename
+	s.log.Info().Str("user", who(r).User.Name).Str("file", filename).Int("sources", len(raw.Sources)).Msg("check (API)")
+	writeJSON(w, http.StatusOK, b)
+}

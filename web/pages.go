@@ -1,0 +1,240 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/extract"
+)
+
+// overviewData is the start page: the archive in four numbers, what failed,
+// the recent runs and the schedule.
+type overviewData struct {
+	pageBase
+	Docs      daemon.DocCounts
+	Pending   int
+	Failed    []daemon.FailedDoc
+	Runs      []daemon.RunInfo
+	LastRun   *daemon.RunInfo
+	Running   bool
+	HasDaemon bool
+	NextRun   time.Time
+}
+
+func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
+	st, err := daemon.LoadStatus(r.Context(), s.pool, 10, 50)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	data := s.runState(r, "Overview", st)
+	for i := range st.Runs {
+		if st.Runs[i].Status == "committed" {
+			data.LastRun = &st.Runs[i]
+			break
+		}
+	}
+	s.render(w, r, http.StatusOK, "overview", data)
+}
+
+// runState fills what the overview and runs pages share.
+func (s *Server) runState(r *http.Request, title string, st daemon.Status) overviewData {
+	d := overviewData{pageBase: s.base(r, title), Docs: st.Documents, Pending: st.Pending, Failed: st.Failed, Runs: st.Runs}
+	if s.runner != nil {
+		d.HasDaemon, d.Running, d.NextRun = true, s.runner.Running(), s.runner.NextRun()
+	}
+	return d
+}
+
+func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
+	st, err := daemon.LoadStatus(r.Context(), s.pool, 200, 0)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "runs", s.runState(r, "Runs", st))
+}
+
+// runNow asks the daemon for a run (admin); the run starts as soon as the
+// one in progress, if any, ends.
+func (s *Server) runNow(w http.ResponseWriter, r *http.Request) {
+	if s.runner == nil {
+		s.fail(w, r, false, http.StatusServiceUnavailable, "no_daemon",
+			"runs are made by `plagd serve`; this process only serves pages. Use `plagd run` on the master host.")
+		return
+	}
+	s.runner.RequestRun()
+	s.log.Info().Str("user", who(r).User.Name).Msg("run requested from the web page")
+	http.Redirect(w, r, "/runs?done="+url.QueryEscape("Run requested: it starts now, or right after the one in progress."), http.StatusSeeOther)
+}
+
+// documentsData is the documents page: search, status filter, one page of
+// results, and the upload form for staff.
+type documentsData struct {
+	pageBase
+	Query, Status string
+	Statuses      []string
+	Docs          []daemon.Document
+	Prev, Next    string
+	MaxBytes      int64
+	Formats       string
+}
+
+const documentsPageSize = 50
+
+func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	offset = max(offset, 0)
+	dq := daemon.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Limit: documentsPageSize, Offset: offset}
+	docs, more, err := daemon.ListDocuments(r.Context(), s.pool, dq)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	link := func(off int) string {
+		v := url.Values{"offset": {strconv.Itoa(off)}}
+		if dq.Search != "" {
+			v.Set("q", dq.Search)
+		}
+		if dq.Status != "" {
+			v.Set("status", dq.Status)
+		}
+		return "/documents?" + v.Encode()
+	}
+	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status,
+		Statuses: []string{"indexed", "pending", "failed", "deleted"}, Docs: docs,
+		MaxBytes: s.cfg.Extract.MaxBytes, Formats: ".pdf,.docx,.odt,.rtf,.html,.htm,.txt,.md,.xml"}
+	if more {
+		data.Next = link(offset + documentsPageSize)
+	}
+	if offset > 0 {
+		data.Prev = link(max(offset-documentsPageSize, 0))
+	}
+	s.render(w, r, http.StatusOK, "documents", data)
+}
+
+// uploadDocuments stores the files of the upload form when scripts are off
+// (with scripts, upload.js sends each file to POST /api/v1/documents and
+// shows its progress). Every file is stored, readable or not: the next run
+// marks unreadable ones failed, and the page says which those will be.
+func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
+	if r.MultipartForm == nil || len(r.MultipartForm.File["file"]) == 0 {
+		s.fail(w, r, false, http.StatusBadRequest, "bad_request", "choose one or more files to upload")
+		return
+	}
+	var stored, warned int
+	var notes []string
+	for _, fh := range r.MultipartForm.File["file"] {
+		in, err := documentFromForm(r, fh, s.cfg.Extract.MaxBytes)
+		if err != nil {
+			notes = append(notes, fh.Filename+": "+err.Error())
+			continue
+		}
+		if len(r.MultipartForm.File["file"]) > 1 {
+			// one title or external id for many files makes no sense: each takes its file name
+			in.ExternalID = ""
+			in.Title = strings.TrimSuffix(fh.Filename, filepath.Ext(fh.Filename))
+		}
+		if _, err := daemon.CreateDocument(r.Context(), s.pool, in); err != nil {
+			if errors.Is(err, daemon.ErrExternalIDTaken) {
+				notes = append(notes, fh.Filename+": "+err.Error())
+				continue
+			}
+			s.pageError(w, r, err)
+			return
+		}
+		stored++
+		if _, err := extract.Text(in.Content, in.Filename, in.ContentType, s.cfg.ExtractOptions()); err != nil {
+			warned++
+			notes = append(notes, fh.Filename+": stored, but the next run will mark it failed: "+err.Error())
+		}
+	}
+	msg := fmt.Sprintf("%d of %d files stored; the next run indexes them.", stored, len(r.MultipartForm.File["file"]))
+	for _, n := range notes {
+		msg += " " + n + "."
+	}
+	s.log.Info().Str("user", who(r).User.Name).Int("stored", stored).Int("unreadable", warned).Msg("upload")
+	http.Redirect(w, r, "/documents?status=pending&done="+url.QueryEscape(msg), http.StatusSeeOther)
+}
+
+// editDocument saves the metadata form of the report page (staff). Only
+// what the archive knows about the document changes; its text and index
+// entry stay, so no run is needed.
+func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r, "id")
+	if !ok {
+		s.pageError(w, r, fmt.Errorf("%w: no such document", errNotFound))
+		return
+	}
+	f := r.PostForm
+	p := daemon.DocumentPatch{}
+	for field, dst := range map[string]**string{"title": &p.Title, "author": &p.Author, "kind": &p.Kind, "external_id": &p.ExternalID} {
+		if _, present := f[field]; present {
+			v := f.Get(field)
+			*dst = &v
+		}
+	}
+	if y := f.Get("year"); y != "" {
+		n, err := strconv.Atoi(y)
+		if err != nil || n < 0 || n > 9999 {
+			s.pageError(w, r, fmt.Errorf("%w: year %q is not a year", errBadRequest, y))
+			return
+		}
+		p.Year = &n
+	} else if _, present := f["year"]; present {
+		zero := 0
+		p.Year = &zero
+	}
+	restricted := checkbox(f.Get("restricted"))
+	p.Restricted = &restricted
+	if err := daemon.UpdateDocument(r.Context(), s.pool, id, p); err != nil {
+		s.pageError(w, r, documentError(err))
+		return
+	}
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("restricted", restricted).Msg("document edited")
+	http.Redirect(w, r, fmt.Sprintf("/documents/%d?done=%s", id, url.QueryEscape("Saved.")), http.StatusSeeOther)
+}
+
+// deleteDocument soft-deletes a document (staff): it leaves the index and
+// every similarity list at the next run.
+func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r, "id")
+	if !ok {
+		s.pageError(w, r, fmt.Errorf("%w: no such document", errNotFound))
+		return
+	}
+	if err := daemon.DeleteDocument(r.Context(), s.pool, id); err != nil {
+		s.pageError(w, r, documentError(err))
+		return
+	}
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Msg("document deleted")
+	http.Redirect(w, r, "/documents?done="+url.QueryEscape(fmt.Sprintf("Document %d deleted; the next run removes it from the index.", id)), http.StatusSeeOther)
+}
+
+// documentError maps the document store's errors to page statuses.
+func documentError(err error) error {
+	switch {
+	case errors.Is(err, daemon.ErrNoDocument):
+		return fmt.Errorf("%w: %v", errNotFound, err)
+	case errors.Is(err, daemon.ErrExternalIDTaken):
+		return fmt.Errorf("%w: %v", errConflict, err)
+	}
+	return err
+}
+
+// pathID parses a numeric path parameter.
+func pathID(r *http.Request, name string) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	return id, err == nil && id > 0
+}
+
+// checkbox reads an HTML checkbox or a boolean form field.
+func checkbox(v string) bool { return v == "on" || v == "true" || v == "1" || v == "yes" }

@@ -1,0 +1,146 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/plagd/plagd/auth"
+)
+
+// pageBase is what every page's layout needs: the title, who is signed in
+// (for the menu and the sign-out form) and the CSRF token forms carry.
+type pageBase struct {
+	Title string
+	User  auth.User
+	CSRF  string
+	Path  string // the request path, to mark the current menu entry
+	Flash string // a one-line confirmation ("3 files uploaded")
+}
+
+// base fills pageBase for r.
+func (s *Server) base(r *http.Request, title string) pageBase {
+	p := who(r)
+	b := pageBase{Title: title, User: p.User, Path: r.URL.Path, Flash: r.URL.Query().Get("done")}
+	if p.Session != nil {
+		b.CSRF = p.Session.CSRF
+	}
+	return b
+}
+
+// Can tells a template whether the signed-in user has at least role, to
+// show or hide actions (the route guard enforces it anyway).
+func (b pageBase) Can(role string) bool { return b.User.Role.Allows(auth.Role(role)) }
+
+// render executes page name with data into a buffer first, so that a
+// template error becomes a clean 500 instead of half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	t, ok := s.pages[name]
+	if !ok {
+		s.log.Error().Str("page", name).Msg("no such template")
+		http.Error(w, "page template missing: "+name, http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		s.log.Error().Err(err).Str("page", name).Str("path", r.URL.Path).Msg("render")
+		http.Error(w, "the page could not be rendered; the server log has the details", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store") // pages show who is signed in and texts that may be restricted
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// errorPage is the data of the error template.
+type errorPage struct {
+	pageBase
+	Status  int
+	Message string
+}
+
+// fail refuses a request: JSON for API routes, an error page otherwise.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, api bool, status int, code, msg string) {
+	if api {
+		apiError(w, status, code, msg)
+		return
+	}
+	s.render(w, r, status, "error", errorPage{pageBase: s.base(r, http.StatusText(status)), Status: status, Message: msg})
+}
+
+// pageError turns a handler's error into an error page: errNotFound and
+// errBadRequest carry their status, anything else is logged and shown as 500.
+func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
+	status, code := errorStatus(err)
+	msg := err.Error()
+	if status == http.StatusInternalServerError {
+		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("page")
+		msg = "the page could not be built: " + err.Error()
+	}
+	s.fail(w, r, false, status, code, msg)
+}
+
+// Errors handlers return to say which status fits.
+var (
+	errNotFound   = errors.New("not found")
+	errBadRequest = errors.New("bad request")
+	errForbidden  = errors.New("forbidden")
+	errConflict   = errors.New("conflict")
+)
+
+// errorStatus maps an error to an HTTP status and a stable error code.
+func errorStatus(err error) (int, string) {
+	switch {
+	case errors.Is(err, errNotFound):
+		return http.StatusNotFound, "not_found"
+	case errors.Is(err, errBadRequest):
+		return http.StatusBadRequest, "bad_request"
+	case errors.Is(err, errForbidden):
+		return http.StatusForbidden, "forbidden"
+	case errors.Is(err, errConflict):
+		return http.StatusConflict, "conflict"
+	case errors.Is(err, errTooLarge):
+		return http.StatusRequestEntityTooLarge, "too_large"
+	case errors.Is(err, errUnsupportedType):
+		return http.StatusUnsupportedMediaType, "unsupported_media_type"
+	}
+	return http.StatusInternalServerError, "internal"
+}
+
+// apiErrorBody is every API error: a stable code for programs and a message
+// for people.
+type apiErrorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// apiError writes a JSON error.
+func apiError(w http.ResponseWriter, status int, code, msg string) {
+	var b apiErrorBody
+	b.Error.Code, b.Error.Message = code, msg
+	writeJSON(w, status, b)
+}
+
+// writeJSON writes v as the response body.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// apiFail writes a handler's error as JSON, logging unexpected ones.
+func (s *Server) apiFail(w http.ResponseWriter, r *http.Request, err error) {
+	status, code := errorStatus(err)
+	msg := err.Error()
+	if status == http.StatusInternalServerError {
+		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("api")
+	}
+	apiError(w, status, code, msg)
+}

@@ -1,0 +1,95 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/plagd/plagd/auth"
+)
+
+// Route is one method and path of the server with the least role it needs.
+type Route struct {
+	Method  string
+	Pattern string    // http.ServeMux pattern path, e.g. /documents/{id}
+	Role    auth.Role // "" = public (login, static files, the OpenAPI file)
+	API     bool      // JSON errors and 401 instead of pages and a redirect to /login
+}
+
+// register wires every route. The table is the access policy at a glance:
+//
+//	teacher  reads reports and documents, checks files, manages own tokens
+//	staff    + uploads, edits and deletes documents
+//	admin    + triggers runs, sees restricted texts, manages users
+func (s *Server) register() {
+	const (
+		public  = auth.Role("")
+		teacher = auth.RoleTeacher
+		staff   = auth.RoleStaff
+		admin   = auth.RoleAdmin
+	)
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+
+	// sign-in
+	s.page("GET /login", public, s.loginPage)
+	s.page("POST /login", public, s.login)
+	s.page("POST /logout", public, s.logout)
+
+	// pages
+	s.page("GET /{$}", teacher, s.overviewPage)
+	s.page("GET /documents", teacher, s.documentsPage)
+	s.page("POST /documents", staff, s.uploadDocuments)
+	s.page("GET /documents/{id}", teacher, s.reportPage)
+	s.page("GET /documents/{id}/compare/{other}", teacher, s.comparePage)
+	s.page("POST /documents/{id}/edit", staff, s.editDocument)
+	s.page("POST /documents/{id}/delete", staff, s.deleteDocument)
+	s.page("GET /check", teacher, s.checkForm)
+	s.page("POST /check", teacher, s.checkSubmit)
+	s.page("GET /check/{key}", teacher, s.checkResult)
+	s.page("GET /check/{key}/compare/{other}", teacher, s.checkCompare)
+	s.page("GET /runs", teacher, s.runsPage)
+	s.page("POST /runs", admin, s.runNow)
+	s.page("GET /account", teacher, s.accountPage)
+	s.page("POST /account/password", teacher, s.changePassword)
+	s.page("POST /account/tokens", teacher, s.createToken)
+	s.page("POST /account/tokens/{id}/revoke", teacher, s.revokeToken)
+	s.page("GET /users", admin, s.usersPage)
+	s.page("POST /users", admin, s.addUser)
+	s.page("POST /users/{name}", admin, s.updateUser)
+
+	// JSON API (openapi.json documents each of these)
+	s.api("GET /api/openapi.json", public, s.openAPI)
+	s.api("GET /api/v1/me", teacher, s.apiMe)
+	s.api("GET /api/v1/documents", teacher, s.apiListDocuments)
+	s.api("POST /api/v1/documents", staff, s.apiCreateDocument)
+	s.api("GET /api/v1/documents/{id}", teacher, s.apiGetDocument)
+	s.api("PUT /api/v1/documents/{id}", staff, s.apiUpdateDocument)
+	s.api("DELETE /api/v1/documents/{id}", staff, s.apiDeleteDocument)
+	s.api("GET /api/v1/documents/{id}/similar", teacher, s.apiSimilar)
+	s.api("GET /api/v1/documents/{id}/report", teacher, s.apiReport)
+	s.api("GET /api/v1/documents/{id}/report/{other}", teacher, s.apiPairReport)
+	s.api("POST /api/v1/check", teacher, s.apiCheck)
+	s.api("GET /api/v1/runs", teacher, s.apiListRuns)
+	s.api("POST /api/v1/runs", admin, s.apiTriggerRun)
+
+	// anything else under /api/ is a JSON 404, not a login page
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		apiError(w, http.StatusNotFound, "not_found", "no API route "+r.Method+" "+r.URL.Path+"; see /api/openapi.json")
+	})
+}
+
+// page registers a page route behind the access check.
+func (s *Server) page(pattern string, role auth.Role, h http.HandlerFunc) {
+	s.add(pattern, role, false, h)
+}
+
+// api registers a JSON API route behind the access check.
+func (s *Server) api(pattern string, role auth.Role, h http.HandlerFunc) {
+	s.add(pattern, role, true, h)
+}
+
+func (s *Server) add(pattern string, role auth.Role, api bool, h http.HandlerFunc) {
+	method, path, _ := strings.Cut(pattern, " ")
+	rt := Route{Method: method, Pattern: path, Role: role, API: api}
+	s.routes = append(s.routes, rt)
+	s.mux.Handle(pattern, s.guard(rt, h))
+}

@@ -1,0 +1,102 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/daemon"
+)
+
+// Runner is the part of the daemon the pages show and drive: whether a run
+// is going on, when the next scheduled one is, and "run now". A server
+// without a daemon (tests, a read-only replica) passes nil: the runs page
+// then says so and offers no button.
+type Runner interface {
+	Running() bool
+	NextRun() time.Time
+	RequestRun()
+}
+
+// Options are what the web interface is built from.
+type Options struct {
+	Config daemon.Config
+	Pool   *pgxpool.Pool
+	// Engine answers "check this file now" from the index it keeps loaded;
+	// the daemon shares its own (Daemon.Engine), so a check sees the newest
+	// committed run without loading the index twice.
+	Engine *daemon.Engine
+	Runner Runner // nil: no daemon in this process
+	Log    zerolog.Logger
+}
+
+// Server is plagd's web interface and JSON API: server-rendered pages for
+// teachers, archive staff and admins, and /api/v1 for integrations. Every
+// route names the least role it needs (routes.go), and one middleware
+// enforces it, so no handler can forget the check.
+type Server struct {
+	cfg    daemon.Config
+	pool   *pgxpool.Pool
+	engine *daemon.Engine
+	runner Runner
+	log    zerolog.Logger
+	users  *auth.Store
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+	routes []Route
+	// reports keeps aligned reports of stored documents, so that a teacher
+	// toggling a filter does not wait for the alignment again.
+	reports *reportCache
+	// checks keeps "check a file now" results for a while, for their owner
+	// only; nothing of them reaches the database.
+	checks *checkCache
+	logins *loginThrottle
+	now    func() time.Time
+}
+
+// New builds the server. It fails only when the embedded templates do not
+// parse, a build defect that the tests catch.
+func New(opt Options) (*Server, error) {
+	pages, err := Templates()
+	if err != nil {
+		return nil, fmt.Errorf("web templates: %w", err)
+	}
+	s := &Server{
+		cfg: opt.Config, pool: opt.Pool, engine: opt.Engine, runner: opt.Runner, log: opt.Log,
+		users: auth.NewStore(opt.Pool), pages: pages, mux: http.NewServeMux(),
+		reports: newReportCache(64), checks: newCheckCache(256, time.Hour), logins: newLoginThrottle(),
+		now: time.Now,
+	}
+	if s.engine == nil {
+		s.engine = daemon.NewEngine(opt.Config, opt.Pool, opt.Log)
+	}
+	s.register()
+	return s, nil
+}
+
+// Handler serves every route, with the security headers every response carries.
+func (s *Server) Handler() http.Handler { return securityHeaders(s.mux) }
+
+// Routes lists every route with the least role it needs: the tests walk
+// it to prove that each one refuses an anonymous or too-weak caller.
+func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
+
+// securityHeaders sets the headers that keep the pages from being framed,
+// sniffed or made to load scripts from elsewhere. Inline styles are allowed
+// for the figures' bar widths; scripts come only from /static/.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "+
+			"img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,156 @@
+// plagd report pages: filters that apply at once, the side-by-side view's
+// jumps between the two texts, the print button and a few confirmations.
+// Every page works without it; on pages without these elements it does
+// nothing.
+(function () {
+  "use strict";
+
+  function each(sel, fn, root) {
+    Array.prototype.forEach.call((root || document).querySelectorAll(sel), fn);
+  }
+
+  // Filters: any change fetches the same page with partial=1, which the
+  // server answers with the report region alone, rendered by the same
+  // template as the full page; the region is swapped in and the address
+  // updated, so reloading or sharing the link shows the same report.
+  function liveFilters(form) {
+    var region = document.getElementById("report-region");
+    if (!region || !window.fetch || !window.URLSearchParams || !window.history || !history.replaceState) return;
+    var status = form.querySelector("[data-filter-status]");
+    var apply = form.querySelector(".apply");
+    if (apply) apply.hidden = true;
+    var seq = 0, timer = null;
+
+    function params() {
+      var p = new URLSearchParams();
+      // form.elements includes the exclude boxes in the table (form="filters")
+      Array.prototype.forEach.call(form.elements, function (el) {
+        if (!el.name || el.disabled || el.type === "submit" || el.type === "button") return;
+        if ((el.type === "checkbox" || el.type === "radio") && !el.checked) return;
+        p.append(el.name, el.value);
+      });
+      return p;
+    }
+
+    function refresh() {
+      clearTimeout(timer);
+      var my = ++seq;
+      var p = params();
+      p.set("partial", "1");
+      var action = form.getAttribute("action");
+      if (status) status.textContent = "Updating…";
+      region.setAttribute("aria-busy", "true");
+      fetch(action + "?" + p.toString(), { credentials: "same-origin", headers: { "Accept": "text/html" } })
+        .then(function (resp) {
+          if (!resp.ok) throw new Error("HTTP " + resp.status);
+          return resp.text();
+        })
+        .then(function (html) {
+          if (my !== seq) return;
+          var box = document.createElement("div");
+          box.innerHTML = html;
+          var fresh = box.querySelector("#report-region");
+          if (!fresh) throw new Error("unexpected answer");
+          region.parentNode.replaceChild(fresh, region);
+          region = fresh;
+          var q = fresh.getAttribute("data-query");
+          history.replaceState(null, "", action + (q ? "?" + q : "") + location.hash);
+          if (status) status.textContent = "";
+        })
+        .catch(function (err) {
+          if (my !== seq) return;
+          region.removeAttribute("aria-busy");
+          if (apply) apply.hidden = false;
+          if (status) status.textContent = "Could not update (" + err.message + "): press Apply.";
+        });
+    }
+
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      refresh();
+    });
+    document.addEventListener("change", function (ev) {
+      var el = ev.target;
+      if (el && el.form === form) refresh();
+    });
+    var min = form.querySelector('input[name="min"]');
+    if (min) {
+      min.addEventListener("input", function () {
+        clearTimeout(timer);
+        if (min.validity && !min.validity.valid) return;
+        timer = setTimeout(refresh, 400);
+      });
+    }
+  }
+
+  // Side by side: a numbered highlight scrolls the other column to its
+  // counterpart; a passage number in the table scrolls both columns.
+  function scrollColumnTo(id, smooth) {
+    var target = document.getElementById(id);
+    if (!target) return;
+    var col = target.closest(".coltext");
+    if (!col) return;
+    var top = target.offsetTop - col.clientHeight / 3;
+    if (col.scrollTo) col.scrollTo({ top: Math.max(top, 0), behavior: smooth ? "smooth" : "auto" });
+    else col.scrollTop = Math.max(top, 0);
+    var next = target.nextElementSibling;
+    var mark = next && (next.tagName === "MARK" ? next : next.querySelector("mark"));
+    if (mark) {
+      mark.classList.remove("flash");
+      void mark.offsetWidth; // restart the animation
+      mark.classList.add("flash");
+    }
+  }
+
+  function sideBySide() {
+    document.addEventListener("click", function (ev) {
+      var a = ev.target.closest && ev.target.closest("a[data-jump], a[data-pair]");
+      if (!a) return;
+      ev.preventDefault();
+      if (a.hasAttribute("data-pair")) {
+        var n = a.getAttribute("data-pair");
+        var cols = document.querySelector(".pair-cols");
+        if (cols) cols.scrollIntoView({ behavior: "smooth", block: "start" });
+        scrollColumnTo("a" + n, true);
+        scrollColumnTo("b" + n, true);
+        return;
+      }
+      scrollColumnTo(a.getAttribute("href").slice(1), true);
+    });
+    // Arriving from a highlight of the report (#p3): line both texts up.
+    var m = /^#p(\d+)$/.exec(location.hash);
+    if (m) {
+      scrollColumnTo("a" + m[1], false);
+      scrollColumnTo("b" + m[1], false);
+    }
+  }
+
+  function init() {
+    each("[data-print]", function (b) {
+      b.hidden = false;
+      b.addEventListener("click", function () { window.print(); });
+    });
+    each("form[data-confirm]", function (f) {
+      f.addEventListener("submit", function (ev) {
+        if (!window.confirm(f.getAttribute("data-confirm"))) ev.preventDefault();
+      });
+    });
+    each("input[data-autosubmit]", function (el) {
+      el.addEventListener("change", function () { if (el.form) el.form.submit(); });
+    });
+    var filters = document.getElementById("filters");
+    if (filters) liveFilters(filters);
+    if (document.querySelector(".coltext")) sideBySide();
+    each("form[data-check-form]", function (f) {
+      f.addEventListener("submit", function () {
+        var busy = f.querySelector("[data-check-busy]");
+        if (busy) busy.hidden = false;
+        var b = f.querySelector('button[type="submit"]');
+        if (b) setTimeout(function () { b.disabled = true; }, 0);
+      });
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
