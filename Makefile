@@ -38,9 +38,11 @@ up: build ## local PostgreSQL (./.data), migrate, ingest samples/, run once, ser
 	export PLAGD_DATABASE_URL="$$url"; \
 	echo "DATABASE_URL=$$url"; \
 	echo "== plagd migrate"; $(PLAGD) migrate; \
-	if [ ! -s .data/admin-password ]; then \
+	fresh=0; if [ ! -s .data/admin-password ]; then fresh=1; \
 	  (umask 077; head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 16 > .data/admin-password); fi; \
-	$(PLAGD) user add admin --role admin --password-stdin --if-missing < .data/admin-password; \
+	added=$$($(PLAGD) user add admin --role admin --password-stdin --if-missing < .data/admin-password); echo "$$added"; \
+	if [ $$fresh = 1 ] && ! echo "$$added" | grep -q '^added'; then \
+	  $(PLAGD) user reset admin --password-stdin < .data/admin-password; fi; \
 	echo "== plagd ingest $(SAMPLES)"; $(PLAGD) ingest $(SAMPLES); \
 	echo "== plagd run"; $(PLAGD) run; \
 	echo; \

@@ -61,7 +61,7 @@ func (r Report) Filter(f ReportFilter) Report {
 		kept := make([]invindex.Passage, 0, len(s.Passages))
 		var as, bs []invindex.Range
 		for _, pg := range s.Passages {
-			if len(out.Excluded) > 0 && len(invindex.SubtractRanges([]invindex.Range{pg.A()}, out.Excluded)) == 0 {
+			if inside(pg.A(), out.Excluded) {
 				continue // a quotation or the bibliography: not evidence
 			}
 			kept = append(kept, pg)
@@ -112,4 +112,24 @@ func (t *textInfo) excluded(ex invindex.Exclusions) []invindex.Range {
 		rs = append(rs, t.bib...)
 	}
 	return invindex.UnionRanges(rs)
+}
+
+// inside tells whether r lies wholly inside the union of ex, which is
+// sorted, disjoint and non-adjacent (UnionRanges): then r lies inside one
+// of them. As SubtractRanges has it, an empty r lies inside any non-empty
+// ex.
+func inside(r invindex.Range, ex []invindex.Range) bool {
+	if len(ex) == 0 {
+		return false
+	}
+	if r.Len() == 0 {
+		return true
+	}
+	i, _ := slices.BinarySearchFunc(ex, r.Start, func(x invindex.Range, start int) int {
+		if x.End <= start {
+			return -1
+		}
+		return 1
+	})
+	return i < len(ex) && ex[i].Start <= r.Start && r.End <= ex[i].End
 }

@@ -276,3 +276,22 @@ func TestReportFilter_MinSimilarity(t *testing.T) {
 		t.Errorf("min 5 %% and source 5 excluded: %v", got)
 	}
 }
+
+// TestInside: inside agrees with SubtractRanges on random ranges.
+func TestInside(t *testing.T) {
+	rng := rand.New(rand.NewPCG(testSeed(t), 3))
+	for i := 0; i < 20000; i++ {
+		var ex []invindex.Range
+		for k := rng.IntN(6); k > 0; k-- {
+			s := rng.IntN(60)
+			ex = append(ex, invindex.Range{Start: s, End: s + rng.IntN(15)})
+		}
+		ex = invindex.UnionRanges(ex)
+		s := rng.IntN(70)
+		r := invindex.Range{Start: s, End: s + rng.IntN(12)}
+		want := len(ex) > 0 && len(invindex.SubtractRanges([]invindex.Range{r}, ex)) == 0
+		if got := inside(r, ex); got != want {
+			t.Fatalf("inside(%v, %v) = %v, want %v", r, ex, got, want)
+		}
+	}
+}

@@ -56,6 +56,14 @@ const (
 	e2eRunTimeout   = 60 * time.Second
 )
 
+// The browser window, and the width of an A4 page's text area (210 mm less
+// 2 × 14 mm margins, at 96 px per inch) for the print view.
+const (
+	e2eWidth      = 1366
+	e2eHeight     = 900
+	e2ePrintWidth = 688
+)
+
 // The accounts of the journey.
 const (
 	e2ePassword = "correct horse battery"
@@ -225,6 +233,9 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	staff.navigate(report)
 	staff.waitVisible(selFigure)
 	staff.waitVisible(selPrintButton)
+	// As wide as the text area of an A4 sheet (210 mm less the margins, at
+	// 96 px per inch), so that the screenshot shows what paper gets.
+	staff.do("narrow the page to A4", chromedp.EmulateViewport(e2ePrintWidth, 900))
 	staff.call("emulate print media", func(ctx context.Context) error {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
 		return err
@@ -249,6 +260,7 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
 		return err
 	})
+	staff.do("back to the window's width", chromedp.EmulateViewport(e2eWidth, e2eHeight))
 
 	// 7. A teacher: the restricted source is listed with its figure but not
 	// its text; no upload form, no "Run now", no users page.
@@ -686,7 +698,7 @@ func e2eStartBrowser(t *testing.T, path string) *e2eBrowser {
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("font-render-hinting", "none"),
-		chromedp.WindowSize(1366, 900),
+		chromedp.WindowSize(e2eWidth, e2eHeight),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
@@ -725,7 +737,7 @@ func (b *e2eBrowser) newTab(t *testing.T, user, base, shots string) *e2eTab {
 	if err := chromedp.Do(ctx); err != nil { // opens the tab, without a step's timeout
 		t.Fatalf("open a tab for %s: %v", user, err)
 	}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1366, 900)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(e2eWidth, e2eHeight)); err != nil {
 		t.Fatalf("viewport: %v", err)
 	}
 	msgs := chromedp.Console(ctx)

@@ -510,6 +510,7 @@ type reportRegion struct {
 	Chunks     int
 	Sources    []sourceRow // at or above the minimum, rank order, excluded ones included
 	Counted    int         // sources that count (not excluded)
+	Passages   int         // passages of the sources that count
 	Below      int         // sources under the minimum, not listed
 	MinText    string
 	Exclusions string // "quotations, block quotes and the bibliography are left out", or ""
@@ -556,7 +557,11 @@ func buildRegion(raw daemon.Report, rq reportQuery, base string, seeText bool) *
 		rank[s.ID] = i
 	}
 	compareQuery := rq.values(false)
-	reg := &reportRegion{Query: rq.values(true).Encode(), Coverage: final.Coverage, Chunks: raw.Chunks,
+	passages := 0
+	for _, s := range final.Sources {
+		passages += len(s.Passages)
+	}
+	reg := &reportRegion{Query: rq.values(true).Encode(), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
 		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: exclusionNote(ex),
 		TextHidden: !seeText}
 	unfocused := rq

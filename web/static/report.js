@@ -85,7 +85,7 @@
 
   // Side by side: a numbered highlight scrolls the other column to its
   // counterpart; a passage number in the table scrolls both columns.
-  function scrollColumnTo(id, smooth) {
+  function scrollColumnTo(id, smooth, quiet) {
     var target = document.getElementById(id);
     if (!target) return;
     var col = target.closest(".coltext");
@@ -93,6 +93,7 @@
     var top = target.offsetTop - col.clientHeight / 3;
     if (col.scrollTo) col.scrollTo({ top: Math.max(top, 0), behavior: smooth ? "smooth" : "auto" });
     else col.scrollTop = Math.max(top, 0);
+    if (quiet) return;
     var next = target.nextElementSibling;
     var mark = next && (next.tagName === "MARK" ? next : next.querySelector("mark"));
     if (mark) {
@@ -117,12 +118,12 @@
       }
       scrollColumnTo(a.getAttribute("href").slice(1), true);
     });
-    // Arriving from a highlight of the report (#p3): line both texts up.
+    // Line both texts up at the passage a highlight of the report led
+    // here for (#p3), else at the first one.
     var m = /^#p(\d+)$/.exec(location.hash);
-    if (m) {
-      scrollColumnTo("a" + m[1], false);
-      scrollColumnTo("b" + m[1], false);
-    }
+    var n = m ? m[1] : "1";
+    scrollColumnTo("a" + n, false, true);
+    scrollColumnTo("b" + n, false, true);
   }
 
   function init() {
