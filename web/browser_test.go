@@ -75,18 +75,18 @@ const (
 // Selectors of the report, compare and check pages (web/templates/report.html,
 // compare.html, check.html and web/static/report.js).
 const (
-	selFigure       = "#overall"                                     // the overall share of the text found elsewhere
-	selSources      = "#sources"                                     // the ranked sources table
-	selSourceRow    = "#sources tbody tr"                            // one source
-	selMark         = "#doc-text mark"                               // a highlighted passage in the document's text
-	selExcludeQuote = `#filters input[type=checkbox][name="quotes"]` // the "exclude quotations" checkbox of the filter form
-	selFilterForm   = "#filters"                                     // the filter form
-	selPrintButton  = "#print"                                       // the print button
-	selCompareLeft  = "#compare .side-doc mark"                      // aligned passages, this document's side
-	selCompareRight = "#compare .side-source mark"                   // aligned passages, the source's side
-	selRestricted   = ".restricted-notice"                           // instead of a restricted source's text
-	selCheckForm    = `form[action="/check"]`                        // "check a file now"
-	selCheckFile    = `form[action="/check"] input[type=file]`
+	e2eSelFigure       = "#overall"                                     // the overall share of the text found elsewhere
+	e2eSelSources      = "#sources"                                     // the ranked sources table
+	e2eSelSourceRow    = "#sources tbody tr"                            // one source
+	e2eSelMark         = "#doc-text mark"                               // a highlighted passage in the document's text
+	e2eSelExcludeQuote = `#filters input[type=checkbox][name="quotes"]` // the "exclude quotations" checkbox of the filter form
+	e2eSelFilterForm   = "#filters"                                     // the filter form
+	e2eSelPrintButton  = "#print"                                       // the print button
+	e2eSelCompareLeft  = "#compare .side-doc mark"                      // aligned passages, this document's side
+	e2eSelCompareRight = "#compare .side-source mark"                   // aligned passages, the source's side
+	e2eSelRestricted   = ".restricted-notice"                           // instead of a restricted source's text
+	e2eSelCheckForm    = `form[action="/check"]`                        // "check a file now"
+	e2eSelCheckFile    = `form[action="/check"] input[type=file]`
 )
 
 // TestBrowser_TeacherStaffAdminJourney walks through the product as its three
@@ -178,8 +178,8 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	staff.step("the essay's report")
 	report := fmt.Sprintf("/documents/%d", essayID)
 	staff.navigate(report)
-	staff.waitVisible(selFigure)
-	figure := staff.text(selFigure)
+	staff.waitVisible(e2eSelFigure)
+	figure := staff.text(e2eSelFigure)
 	if !regexp.MustCompile(`\d+(\.\d+)?\s*%`).MatchString(figure) {
 		staff.fatalf("the overall figure reads %q, want a percentage", figure)
 	}
@@ -194,22 +194,22 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 		}
 	}
 	t.Logf("source %d: this → source %s, source → this %s", srv.docs["src-danube"], toSrc, fromSrc)
-	marks := e2eEval[[]string](staff, "the highlighted passages", `[...document.querySelectorAll(`+e2eJS(selMark)+`)].map(m => m.textContent)`)
+	marks := e2eEval[[]string](staff, "the highlighted passages", `[...document.querySelectorAll(`+e2eJS(e2eSelMark)+`)].map(m => m.textContent)`)
 	if !e2eAnyShares(marks, e2ePassageP(), 8) {
 		staff.fatalf("no highlighted passage holds the copied passage; the %d marks: %q", len(marks), marks)
 	}
 	staff.shot("report")
 
-	excluded := e2eEval[bool](staff, "the exclude-quotes checkbox", `document.querySelector(`+e2eJS(selExcludeQuote)+`).checked`)
+	excluded := e2eEval[bool](staff, "the exclude-quotes checkbox", `document.querySelector(`+e2eJS(e2eSelExcludeQuote)+`).checked`)
 	t.Logf("overall figure %q with quotes excluded=%v", figure, excluded)
-	staff.do("toggle exclude quotes", chromedp.Click(chromedp.CSS(selExcludeQuote)))
+	staff.do("toggle exclude quotes", chromedp.Click(chromedp.CSS(e2eSelExcludeQuote)))
 	toggled := staff.waitFigureChange(figure)
 	t.Logf("overall figure %q with quotes excluded=%v", toggled, !excluded)
-	if got := e2eEval[bool](staff, "the exclude-quotes checkbox", `document.querySelector(`+e2eJS(selExcludeQuote)+`).checked`); got == excluded {
+	if got := e2eEval[bool](staff, "the exclude-quotes checkbox", `document.querySelector(`+e2eJS(e2eSelExcludeQuote)+`).checked`); got == excluded {
 		staff.fatalf("the exclude-quotes checkbox did not change")
 	}
 	staff.shot("report-quotes-toggled")
-	staff.do("toggle exclude quotes back", chromedp.Click(chromedp.CSS(selExcludeQuote)))
+	staff.do("toggle exclude quotes back", chromedp.Click(chromedp.CSS(e2eSelExcludeQuote)))
 	back := staff.waitFigureChange(toggled)
 	if back != figure {
 		staff.fatalf("after toggling back the figure reads %q, want the original %q", back, figure)
@@ -218,10 +218,10 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	// 5. Side by side with the source: the aligned passage on both sides.
 	staff.step("the side-by-side view")
 	staff.navigate(fmt.Sprintf("%s/compare/%d", report, srv.docs["src-danube"]))
-	staff.waitVisible(selCompareLeft)
-	staff.waitVisible(selCompareRight)
-	left := e2eEval[[]string](staff, "marks of this document", `[...document.querySelectorAll(`+e2eJS(selCompareLeft)+`)].map(m => m.textContent)`)
-	right := e2eEval[[]string](staff, "marks of the source", `[...document.querySelectorAll(`+e2eJS(selCompareRight)+`)].map(m => m.textContent)`)
+	staff.waitVisible(e2eSelCompareLeft)
+	staff.waitVisible(e2eSelCompareRight)
+	left := e2eEval[[]string](staff, "marks of this document", `[...document.querySelectorAll(`+e2eJS(e2eSelCompareLeft)+`)].map(m => m.textContent)`)
+	right := e2eEval[[]string](staff, "marks of the source", `[...document.querySelectorAll(`+e2eJS(e2eSelCompareRight)+`)].map(m => m.textContent)`)
 	if !e2eAnyShares(left, e2ePassageP(), 8) || !e2eAnyShares(right, e2ePassageP(), 8) {
 		staff.fatalf("the copied passage is not marked on both sides:\nleft %q\nright %q", left, right)
 	}
@@ -231,8 +231,8 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	// browser prints it to a PDF.
 	staff.step("the print view")
 	staff.navigate(report)
-	staff.waitVisible(selFigure)
-	staff.waitVisible(selPrintButton)
+	staff.waitVisible(e2eSelFigure)
+	staff.waitVisible(e2eSelPrintButton)
 	// As wide as the text area of an A4 sheet (210 mm less the margins, at
 	// 96 px per inch), so that the screenshot shows what paper gets.
 	staff.do("narrow the page to A4", chromedp.EmulateViewport(e2ePrintWidth, 900))
@@ -240,12 +240,12 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
 		return err
 	})
-	for _, sel := range []string{"header.top nav", "header.top .who", selFilterForm, selPrintButton} {
+	for _, sel := range []string{"header.top nav", "header.top .who", e2eSelFilterForm, e2eSelPrintButton} {
 		if staff.visible(sel) {
 			staff.fatalf("%s is visible in the print view", sel)
 		}
 	}
-	if !staff.visible(selFigure) {
+	if !staff.visible(e2eSelFigure) {
 		staff.fatalf("the overall figure is hidden in the print view")
 	}
 	staff.shot("report-print")
@@ -270,14 +270,14 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	teacher.signIn(e2eTeacher)
 	teacher.waitJS("the overview after signing in", `location.pathname === "/"`)
 	teacher.navigate(report)
-	teacher.waitVisible(selFigure)
+	teacher.waitVisible(e2eSelFigure)
 	restrictedID := srv.docs["src-embargo"]
 	rowC := teacher.sourceRow(restrictedID)
-	if !regexp.MustCompile(`\d+(\.\d+)?\s*%`).MatchString(rowC) {
-		teacher.fatalf("the restricted source's row %q shows no figure", rowC)
+	if toC, fromC := teacher.similarities(restrictedID); !strings.Contains(toC, "%") || !strings.Contains(fromC, "%") || toC == "0.0 %" {
+		teacher.fatalf("the restricted source's row %q shows the similarity as %q and %q, want its figures", rowC, toC, fromC)
 	}
 	teacher.navigate(fmt.Sprintf("%s/compare/%d", report, restrictedID))
-	teacher.waitVisible(selRestricted)
+	teacher.waitVisible(e2eSelRestricted)
 	if body := teacher.text("main"); e2eSharesWords(body, e2eSourceOwn("src-embargo"), 6) {
 		teacher.fatalf("the teacher sees the restricted source's text")
 	}
@@ -325,8 +325,8 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	admin.shot("overview")
 	// The report as an admin: the restricted source's text is shown.
 	admin.navigate(fmt.Sprintf("%s/compare/%d", report, restrictedID))
-	admin.waitVisible(selCompareRight)
-	if admin.present(selRestricted) {
+	admin.waitVisible(e2eSelCompareRight)
+	if admin.present(e2eSelRestricted) {
 		admin.fatalf("an admin gets the restricted notice instead of the text")
 	}
 	if body := admin.text("main"); !e2eSharesWords(body, e2eSourceOwn("src-embargo"), 6) {
@@ -337,17 +337,17 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	teacher.step("a teacher checks a file without storing it")
 	before := srv.count(t, "select count(*) from documents")
 	teacher.navigate("/check")
-	teacher.waitVisible(selCheckForm)
-	teacher.do("choose the file", chromedp.SetUploadFiles(chromedp.CSS(selCheckFile), []string{draftPath}))
-	teacher.click("submit the check", selCheckForm+` button[type=submit]`)
-	teacher.waitVisible(selFigure)
+	teacher.waitVisible(e2eSelCheckForm)
+	teacher.do("choose the file", chromedp.SetUploadFiles(chromedp.CSS(e2eSelCheckFile), []string{draftPath}))
+	teacher.click("submit the check", e2eSelCheckForm+` button[type=submit]`)
+	teacher.waitVisible(e2eSelFigure)
 	if !strings.HasPrefix(teacher.location(), srv.base+"/check/") {
 		teacher.fatalf("the check's result is at %s, want /check/{key}", teacher.location())
 	}
-	if sources := teacher.text(selSources); !strings.Contains(sources, "Trade Routes of the Lower Danube") {
+	if sources := teacher.text(e2eSelSources); !strings.Contains(sources, "Trade Routes of the Lower Danube") {
 		teacher.fatalf("the check's sources do not list the copied source: %q", sources)
 	}
-	marks = e2eEval[[]string](teacher, "the highlighted passages", `[...document.querySelectorAll(`+e2eJS(selMark)+`)].map(m => m.textContent)`)
+	marks = e2eEval[[]string](teacher, "the highlighted passages", `[...document.querySelectorAll(`+e2eJS(e2eSelMark)+`)].map(m => m.textContent)`)
 	if !e2eAnyShares(marks, e2ePassageP(), 8) {
 		teacher.fatalf("the check highlights no copied passage; marks %q", marks)
 	}
@@ -926,13 +926,13 @@ func (b *e2eTab) waitFigureChange(old string) string {
 	cur := old
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const e = document.querySelector(`+e2eJS(selFigure)+`); return e ? e.innerText.trim() : ""; })()`))
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const e = document.querySelector(`+e2eJS(e2eSelFigure)+`); return e ? e.innerText.trim() : ""; })()`))
 		cancel()
 		if err == nil && s != "" && s != old {
 			// let a reload settle: the same value twice
 			time.Sleep(150 * time.Millisecond)
 			ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
-			again, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const e = document.querySelector(`+e2eJS(selFigure)+`); return e ? e.innerText.trim() : ""; })()`))
+			again, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const e = document.querySelector(`+e2eJS(e2eSelFigure)+`); return e ? e.innerText.trim() : ""; })()`))
 			cancel()
 			if err == nil && again == s {
 				return s
@@ -953,10 +953,10 @@ func (b *e2eTab) sourceRow(id int64) string {
 	b.t.Helper()
 	js := fmt.Sprintf(`(() => { for (const tr of document.querySelectorAll(%s)) {
 		if (tr.querySelector('a[href$="/compare/%d"], a[href="/documents/%d"], [data-source="%d"]') || tr.dataset.source === "%d") return tr.innerText; }
-		return ""; })()`, e2eJS(selSourceRow), id, id, id, id)
+		return ""; })()`, e2eJS(e2eSelSourceRow), id, id, id, id)
 	row := e2eEval[string](b, fmt.Sprintf("the row of source %d", id), js)
 	if row == "" {
-		b.fatalf("the report lists no source %d; sources: %q", id, b.text(selSources))
+		b.fatalf("the report lists no source %d; sources: %q", id, b.text(e2eSelSources))
 	}
 	return row
 }

@@ -49,13 +49,16 @@ func (s *Server) guard(rt Route, h http.HandlerFunc) http.Handler {
 		p, err := s.identify(r)
 		if err != nil && !errors.Is(err, auth.ErrNoSession) && !errors.Is(err, auth.ErrBadToken) {
 			s.log.Error().Err(err).Str("path", r.URL.Path).Msg("identify caller")
-			s.fail(w, r, rt.API, http.StatusInternalServerError, "internal", "the server could not check who you are; try again")
+			s.fail(w, r, rt.API, http.StatusInternalServerError, "internal", "The server could not check who you are; try again.")
 			return
 		}
 		if rt.API && errors.Is(err, auth.ErrBadToken) {
 			apiError(w, http.StatusUnauthorized, "unauthenticated", err.Error())
 			return
 		}
+		// The caller is known from here on, so that even a refusal page
+		// shows who is signed in.
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, p))
 		if rt.Role != "" {
 			if !p.signedIn() {
 				if !rt.API && r.Method == http.MethodGet {
@@ -64,12 +67,12 @@ func (s *Server) guard(rt Route, h http.HandlerFunc) http.Handler {
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="plagd"`)
 				s.fail(w, r, rt.API, http.StatusUnauthorized, "unauthenticated",
-					"sign in first: a session cookie from /login, or an API token in 'Authorization: Bearer <token>' (plagd user token NAME)")
+					"Sign in first: a session cookie from /login, or an API token in 'Authorization: Bearer <token>' (plagd user token NAME).")
 				return
 			}
 			if !p.User.Role.Allows(rt.Role) {
 				s.fail(w, r, rt.API, http.StatusForbidden, "forbidden",
-					"this needs the "+string(rt.Role)+" role; you are signed in as "+p.User.Name+" ("+string(p.User.Role)+")")
+					"This needs the "+string(rt.Role)+" role; you are signed in as "+p.User.Name+" ("+string(p.User.Role)+").")
 				return
 			}
 		}
@@ -81,10 +84,10 @@ func (s *Server) guard(rt Route, h http.HandlerFunc) http.Handler {
 		}
 		if unsafeMethod(r.Method) && p.Session != nil && !validCSRF(r, p.Session.CSRF) {
 			s.fail(w, r, rt.API, http.StatusForbidden, "csrf",
-				"the form is stale or did not come from this site (CSRF check failed); reload the page and try again")
+				"The form is stale or did not come from this site (CSRF check failed): reload the page and try again.")
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, p)))
+		h(w, r)
 	})
 }
 

@@ -465,3 +465,16 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestPages_NotFoundAndForbiddenShowTheUser(t *testing.T) {
+	st := newSite(t)
+	st.user("teach", auth.RoleTeacher, "teacher password 1")
+	b := st.browser()
+	b.signIn("teach", "teacher password 1")
+	b.get("/no/such/page").must(t, 404, "There is no page at /no/such/page", "Sign out")
+	b.get("/users").must(t, 403, "This needs the admin role", "Sign out", "teach")
+	if p := b.get("/favicon.ico"); p.status != http.StatusMovedPermanently {
+		t.Fatalf("favicon: %d", p.status)
+	}
+	b.get("/api/v1/nothing").must(t, 404, `"code": "not_found"`)
+}

@@ -668,6 +668,7 @@ type span struct {
 // pieces shown alike are joined.
 func segmentText(text string, spans []span, excluded []invindex.Range, mk func(active []span, excluded bool) segment) []segment {
 	clip := func(x int) int { return min(max(x, 0), len(text)) }
+	shown := reflowForDisplay(text)
 	cuts := []int{0, len(text)}
 	for _, s := range spans {
 		cuts = append(cuts, clip(s.r.Start), clip(s.r.End))
@@ -703,7 +704,7 @@ func segmentText(text string, spans []span, excluded []invindex.Range, mk func(a
 			cover[i] = spans[a]
 		}
 		seg := mk(cover, isEx)
-		seg.Text = text[from:to]
+		seg.Text = shown[from:to]
 		if n := len(out); n > 0 && len(seg.Anchors) == 0 && seg.Label == "" && out[n-1].Class == seg.Class &&
 			out[n-1].Title == seg.Title && out[n-1].Href == seg.Href {
 			out[n-1].Text += seg.Text
@@ -868,4 +869,35 @@ func wordBoundaryFwd(text string, i int) int {
 		i += size
 	}
 	return i
+}
+
+// reflowForDisplay joins the hard-wrapped lines of extracted text (a PDF
+// keeps its line breaks) so that a paragraph flows in columns of any width:
+// a single line break after a line of at least minWrappedLine bytes
+// becomes a space. Blank lines, short lines (headings, list items) and
+// breaks before a list marker stay. Only bytes are replaced one for one,
+// so every offset into the text still holds.
+func reflowForDisplay(text string) string {
+	const minWrappedLine = 40
+	b := []byte(text)
+	lineStart := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\n' {
+			continue
+		}
+		long := i-lineStart >= minWrappedLine
+		lineStart = i + 1
+		if !long || i+1 >= len(b) || b[i+1] == '\n' || b[i+1] == '\r' || (i > 0 && b[i-1] == '\n') {
+			continue
+		}
+		switch b[i+1] {
+		case '-', '*', ' ', '\t':
+			continue
+		}
+		if strings.HasPrefix(text[i+1:], "•") {
+			continue
+		}
+		b[i] = ' '
+	}
+	return string(b)
 }

@@ -345,7 +345,7 @@ func (s *Server) checkEntryOf(r *http.Request) (*checkEntry, error) {
 	e, ok := s.checks.get(r.PathValue("key"), who(r).User.ID)
 	if !ok {
 		return nil, problemf(errNotFound, "no such check: a check is kept for %s after it is made, and only for the person who made it; check the file again",
-			s.checks.ttl.Round(time.Minute))
+			humanDuration(s.checks.ttl))
 	}
 	return e, nil
 }
@@ -411,4 +411,17 @@ func (s *Server) checkCompare(w http.ResponseWriter, r *http.Request) {
 	v.Doc, v.IsCheck, v.Filename = docHeader{Title: checkName(e)}, true, e.Filename
 	v.Title = checkName(e) + " ↔ " + v.Src.Name()
 	s.render(w, r, http.StatusOK, "compare", v)
+}
+
+// humanDuration says a duration in words: "an hour", "3 hours", "20 minutes".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d == time.Hour:
+		return "an hour"
+	case d >= time.Hour && d%time.Hour == 0:
+		return strconv.Itoa(int(d/time.Hour)) + " hours"
+	case d >= time.Minute:
+		return strconv.Itoa(int(d.Round(time.Minute)/time.Minute)) + " minutes"
+	}
+	return d.String()
 }

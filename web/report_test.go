@@ -830,3 +830,14 @@ func TestReportCache_LRUAndOneBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestReflowForDisplay(t *testing.T) {
+	in := "A heading\n\nThis line of a PDF is long enough to have been wrapped\nby the layout, and goes on\nshort line\n- a list item that is long enough to look wrapped\n- next item\nend"
+	want := "A heading\n\nThis line of a PDF is long enough to have been wrapped by the layout, and goes on\nshort line\n- a list item that is long enough to look wrapped\n- next item\nend"
+	if got := reflowForDisplay(in); got != want {
+		t.Fatalf("reflowForDisplay:\n%q\nwant\n%q", got, want)
+	}
+	if len(reflowForDisplay(in)) != len(in) {
+		t.Fatal("reflow changed the length: offsets would no longer hold")
+	}
+}

@@ -71,6 +71,11 @@ func (s *Server) register() {
 	s.api("GET /api/v1/runs", teacher, s.apiListRuns)
 	s.api("POST /api/v1/runs", admin, s.apiTriggerRun)
 
+	// the browser's default icon request, and a proper page for unknown paths
+	s.mux.Handle("GET /favicon.ico", http.RedirectHandler("/static/favicon.svg", http.StatusMovedPermanently))
+	s.mux.Handle("/", s.guard(Route{Pattern: "/"}, func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, false, http.StatusNotFound, "not_found", "There is no page at "+r.URL.Path+".")
+	}))
 	// anything else under /api/ is a JSON 404, not a login page
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "not_found", "no API route "+r.Method+" "+r.URL.Path+"; see /api/openapi.json")

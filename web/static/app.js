@@ -69,7 +69,11 @@
         if (done === files.length) {
           var sum = document.createElement("li");
           sum.className = "summary";
-          sum.textContent = ok + " stored, " + warned + " stored but unreadable, " + failed + " refused. The next run indexes them.";
+          sum.textContent = ok + " stored, " + warned + " stored but unreadable, " + failed + " refused. The next run indexes them. ";
+          var more = document.createElement("a");
+          more.href = "/documents?status=pending";
+          more.textContent = "Show the pending documents";
+          sum.appendChild(more);
           list.appendChild(sum);
           form.reset();
         }
