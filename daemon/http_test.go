@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -39,5 +38,3 @@ func TestDaemon_OwnEndpoints(t *testing.T) {
 	get(d.routes(), "/documents/7", 200, "ui:/documents/7")
 	get(d.routes(), "/healthz", 200, "ok")
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
