@@ -27,7 +27,7 @@ import (
 // site is a web server over a fresh database, with a browser-like client
 // per signed-in user.
 type site struct {
-	t      *testing.T
+	t      testing.TB
 	pool   *pgxpool.Pool
 	cfg    daemon.Config
 	srv    *Server
@@ -46,7 +46,7 @@ func (c *countingRunner) NextRun() time.Time { return time.Date(2030, 1, 2, 3, 4
 func (c *countingRunner) RequestRun()        { c.mu.Lock(); c.requests++; c.mu.Unlock() }
 func (c *countingRunner) count() int         { c.mu.Lock(); defer c.mu.Unlock(); return c.requests }
 
-func newSite(t *testing.T) *site {
+func newSite(t testing.TB) *site {
 	t.Helper()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
@@ -73,7 +73,7 @@ func (st *site) user(name string, role auth.Role, password string) {
 // browser is a cookie-keeping client that does not follow redirects, so
 // tests see them.
 type browser struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	c    *http.Client
 	csrf string

@@ -79,8 +79,9 @@ func New(opt Options) (*Server, error) {
 	return s, nil
 }
 
-// Handler serves every route, with the security headers every response carries.
-func (s *Server) Handler() http.Handler { return securityHeaders(s.mux) }
+// Handler serves every route, with the security headers every response
+// carries, compressed for clients that accept gzip.
+func (s *Server) Handler() http.Handler { return securityHeaders(gzipped(s.mux)) }
 
 // Routes lists every route with the least role it needs: the tests walk
 // it to prove that each one refuses an anonymous or too-weak caller.
