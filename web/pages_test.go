@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,19 +31,8 @@ type site struct {
 	cfg    daemon.Config
 	srv    *Server
 	http   *httptest.Server
-	runner *countingRunner
+	runner *fakeRunner
 }
-
-// countingRunner stands in for the daemon's run loop (the database is real).
-type countingRunner struct {
-	mu       sync.Mutex
-	requests int
-}
-
-func (c *countingRunner) Running() bool      { return false }
-func (c *countingRunner) NextRun() time.Time { return time.Date(2030, 1, 2, 3, 4, 0, 0, time.UTC) }
-func (c *countingRunner) RequestRun()        { c.mu.Lock(); c.requests++; c.mu.Unlock() }
-func (c *countingRunner) count() int         { c.mu.Lock(); defer c.mu.Unlock(); return c.requests }
 
 func newSite(t testing.TB) *site {
 	t.Helper()
@@ -52,7 +40,7 @@ func newSite(t testing.TB) *site {
 	pool := pgtest.Pool(t, url)
 	cfg := daemon.DefaultConfig()
 	cfg.DatabaseURL, cfg.DataDir, cfg.Engine.Nodes = url, t.TempDir(), 1
-	st := &site{t: t, pool: pool, cfg: cfg, runner: &countingRunner{}}
+	st := &site{t: t, pool: pool, cfg: cfg, runner: &fakeRunner{}}
 	var err error
 	if st.srv, err = New(Options{Config: cfg, Pool: pool, Runner: st.runner, Log: zerolog.Nop()}); err != nil {
 		t.Fatal(err)
@@ -256,7 +244,7 @@ func TestPages_OverviewRunsAndRunNow(t *testing.T) {
 	tb := st.browser()
 	tb.signIn("teach", "teacher password 1")
 	tb.get("/").must(t, 200, "Overview", "documents", "pending changes", "No run has committed yet", "Check a file now")
-	p := tb.get("/runs").must(t, 200, "Runs", "2030-01-02")
+	p := tb.get("/runs").must(t, 200, "Runs", "2031-05-06")
 	if strings.Contains(p.body, "Run now") {
 		t.Error("a teacher sees the Run now button")
 	}
@@ -269,8 +257,8 @@ func TestPages_OverviewRunsAndRunNow(t *testing.T) {
 		t.Fatalf("run now: %d", p.status)
 	}
 	ab.get("/runs?done=x").must(t, 200)
-	if st.runner.count() != 1 {
-		t.Fatalf("run requested %d times, want 1", st.runner.count())
+	if st.runner.calls() != 1 {
+		t.Fatalf("run requested %d times, want 1", st.runner.calls())
 	}
 	// a server without a daemon says so instead of pretending
 	st.srv.runner = nil
