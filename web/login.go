@@ -72,13 +72,16 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if n, err := s.users.PruneSessions(r.Context()); err == nil && n > 0 { // expired logins, swept as new ones arrive
 		s.log.Debug().Int64("sessions", n).Msg("expired sessions removed")
 	}
-	token, sess, err := s.users.StartSession(r.Context(), u.ID, s.cfg.HTTP.SessionTTL, clientIP(r), r.UserAgent())
+	token, _, err := s.users.StartSession(r.Context(), u.ID, s.cfg.HTTP.SessionTTL, clientIP(r), r.UserAgent())
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
+	// A browser-session cookie (no Expires): the server slides the session's
+	// expiry with use (auth.Store.Session), which a fixed cookie expiry
+	// would cut short; closing the browser ends it on that computer.
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true,
-		Secure: s.cookieSecure(r), SameSite: http.SameSiteLaxMode, Expires: sess.Expires})
+		Secure: s.cookieSecure(r), SameSite: http.SameSiteLaxMode})
 	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Path: "/login", MaxAge: -1})
 	s.log.Info().Str("user", u.Name).Str("role", string(u.Role)).Str("ip", clientIP(r)).Msg("signed in")
 	http.Redirect(w, r, next, http.StatusSeeOther)
