@@ -176,6 +176,9 @@ func TestLogin_FlowCookiesAndLogout(t *testing.T) {
 	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != "/" {
 		t.Fatalf("session cookie %+v: want HttpOnly, SameSite=Lax, Path=/", session)
 	}
+	if !session.Expires.IsZero() || session.MaxAge != 0 {
+		t.Fatalf("session cookie expires at %v (max-age %d): a fixed expiry would cut the sliding session short", session.Expires, session.MaxAge)
+	}
 	if session.Secure {
 		t.Fatalf("plain HTTP to 127.0.0.1 with cookie_secure=auto must not set Secure (the browser would drop it)")
 	}
