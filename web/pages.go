@@ -165,9 +165,10 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/documents?status=pending&done="+url.QueryEscape(msg), http.StatusSeeOther)
 }
 
-// editDocument saves the metadata form of the report page (staff). Only
-// what the archive knows about the document changes; its text and index
-// entry stay, so no run is needed.
+// editDocument saves the edit form of the report page (staff): metadata
+// and the restricted flag change nothing in the index, so no run is needed;
+// a replacement file (a fixed scan, a corrected version) makes the next run
+// index the document again.
 func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(r, "id")
 	if !ok {
@@ -195,11 +196,20 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	restricted := checkbox(f.Get("restricted"))
 	p.Restricted = &restricted
+	if r.MultipartForm != nil && len(r.MultipartForm.File["file"]) > 0 && r.MultipartForm.File["file"][0].Size > 0 {
+		content, name, ctype, err := readUpload(r.MultipartForm.File["file"][0], s.cfg.Extract.MaxBytes)
+		if err != nil {
+			s.pageError(w, r, err)
+			return
+		}
+		p.Content, p.Filename, p.ContentType = content, &name, &ctype
+	}
 	if err := daemon.UpdateDocument(r.Context(), s.pool, id, p); err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("restricted", restricted).Msg("document edited")
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("restricted", restricted).
+		Bool("new_file", p.Content != nil).Msg("document edited")
 	http.Redirect(w, r, fmt.Sprintf("/documents/%d?done=%s", id, url.QueryEscape("Saved.")), http.StatusSeeOther)
 }
 

@@ -469,3 +469,32 @@ func TestPages_NotFoundAndForbiddenShowTheUser(t *testing.T) {
 	}
 	b.get("/api/v1/nothing").must(t, 404, `"code": "not_found"`)
 }
+
+func TestPages_ReplaceFileReindexes(t *testing.T) {
+	st := newSite(t)
+	st.user("staff1", auth.RoleStaff, "staff password 1")
+	var id int64
+	st.pool.QueryRow(context.Background(), `insert into documents (external_id, title, filename, content) values ('s1', 'Scan', 'scan.pdf', '%PDF-1.4 broken') returning id`).Scan(&id)
+	pgtest.Exec(t, st.pool, `delete from plagd_changes`)
+	b := st.browser()
+	b.signIn("staff1", "staff password 1")
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("csrf", b.csrf)
+	mw.WriteField("title", "Scan, fixed")
+	fw, _ := mw.CreateFormFile("file", "fixed.txt")
+	fw.Write([]byte("The corrected text of the scanned thesis, now readable."))
+	mw.Close()
+	req, _ := http.NewRequest("POST", b.base+"/documents/"+itoa(id)+"/edit", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if p := b.do(req); p.status != http.StatusSeeOther {
+		t.Fatalf("edit with a file: %d %s", p.status, p.body)
+	}
+	var filename, title string
+	var changes int
+	st.pool.QueryRow(context.Background(), `select filename, title, (select count(*) from plagd_changes where doc_id = $1) from documents where id = $1`, id).
+		Scan(&filename, &title, &changes)
+	if filename != "fixed.txt" || title != "Scan, fixed" || changes != 1 {
+		t.Fatalf("after replacing the file: filename %q title %q, %d change-log entries (want 1: the next run re-indexes it)", filename, title, changes)
+	}
+}
