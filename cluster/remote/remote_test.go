@@ -1,0 +1,335 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/invindex"
+)
+
+var testSecret = []byte("the-shared-secret-of-this-test")
+
+// startServer serves node on a loopback port and returns its address.
+func startServer(t *testing.T, node cluster.Node, sec Security) (string, *Server) {
+	t.Helper()
+	s, err := NewServer(node, sec, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(l)
+	t.Cleanup(s.Stop)
+	return l.Addr().String(), s
+}
+
+func dial(t *testing.T, addr string, sec Security, opts Options) *Client {
+	t.Helper()
+	c, err := Dial(context.Background(), addr, sec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// remoteNodes returns k clients of k servers, each wrapping a LocalNode,
+// splitting the space of p like cluster.NewLocalNodes.
+func remoteNodes(t *testing.T, p invindex.Params, k int) []cluster.Node {
+	bounds := invindex.SplitRange(p.SpaceSize(), k)
+	nodes := make([]cluster.Node, k)
+	for i := range nodes {
+		addr, _ := startServer(t, cluster.NewLocalNode(bounds[i], bounds[i+1]), Security{Secret: testSecret})
+		nodes[i] = dial(t, addr, Security{Secret: testSecret}, Options{Timeout: time.Minute})
+	}
+	return nodes
+}
+
+func stateBytes(t *testing.T, st *cluster.NodeState) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := writeState(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestRemote_SameAsLocal drives the random history of cluster's
+// TestMaster_TopologyAndIncremental through a master over K local nodes and
+// one over K gRPC nodes on loopback. After every run both must hold the
+// brute-force reference table, row for row. Small batches and a small message
+// budget make every call stream several messages.
+func TestRemote_SameAsLocal(t *testing.T) {
+	withPart(t, 256)
+	for _, dfCap := range []int{0, 4} {
+		for _, k := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("dfcap=%d/K=%d", dfCap, k), func(t *testing.T) {
+				s := seed(t)
+				rng := rand.New(rand.NewPCG(s, 1))
+				gen := &textGen{rng: rand.New(rand.NewPCG(s, 2))}
+				base := cluster.Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 2, TopK: 3, BatchSize: 5, DFCap: dfCap}
+				remote := remoteNodes(t, base.Params, k)
+				masters := []*cluster.Master{
+					cluster.NewMaster(cluster.NewLocalNodes(base.Params, k), zerolog.Nop()),
+					cluster.NewMaster(remote, zerolog.Nop()),
+				}
+				archives := []*memArchive{newMemArchive(base.TopK), newMemArchive(base.TopK)}
+				live := map[int64]string{}
+				var nextID int64
+				for run := 1; run <= 25; run++ {
+					type change struct {
+						id   int64
+						text string
+						hard bool
+					}
+					var changes []change
+					for n := rng.IntN(6) + 1; n > 0; n-- {
+						ids := make([]int64, 0, len(live))
+						for id := range live {
+							ids = append(ids, id)
+						}
+						slices.Sort(ids)
+						switch op := rng.IntN(10); {
+						case op < 5 || len(ids) == 0:
+							nextID++
+							changes = append(changes, change{id: nextID, text: gen.text()})
+						case op < 7:
+							changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: gen.text()})
+						case op < 8:
+							changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: " "})
+						default:
+							changes = append(changes, change{id: ids[rng.IntN(len(ids))], hard: true})
+						}
+					}
+					for _, c := range changes {
+						if c.hard {
+							delete(live, c.id)
+						} else {
+							live[c.id] = c.text
+						}
+					}
+					full := run == 1 || rng.IntN(10) == 0
+					want := reference(live, base)
+					var tables [2][]cluster.Row
+					for i, m := range masters {
+						a := archives[i]
+						for _, c := range changes {
+							if c.hard {
+								a.hardDelete(c.id)
+							} else {
+								a.live[c.id] = c.text
+								a.changed[c.id] = true
+							}
+						}
+						p := a.plan(full, base)
+						p.Run = int64(run)
+						a.staged = map[int64]string{}
+						out, err := m.Run(context.Background(), p, a)
+						if err != nil {
+							t.Fatalf("master %d run %d: %v", i, run, err)
+						}
+						a.commit(full, out)
+						if err := m.Commit(context.Background(), int64(run)); err != nil {
+							t.Fatal(err)
+						}
+						tables[i] = a.table()
+					}
+					if !slices.Equal(tables[1], tables[0]) {
+						t.Fatalf("run %d (full=%v): remote table differs from the in-process one\nremote %v\n local %v", run, full, tables[1], tables[0])
+					}
+					if !slices.Equal(tables[0], want) {
+						t.Fatalf("run %d: table differs from the reference", run)
+					}
+				}
+				// The committed slices are the same bytes on both sides, and a
+				// snapshot installed into a fresh remote node comes back intact.
+				for i, n := range masters[0].Nodes() {
+					lst, lgen := n.Snapshot()
+					rst, rgen := remote[i].Snapshot()
+					if rst == nil || rgen != lgen || !bytes.Equal(stateBytes(t, rst), stateBytes(t, lst)) {
+						t.Fatalf("node %d: remote snapshot (gen %d) differs from local (gen %d)", i, rgen, lgen)
+					}
+					lo, hi := n.Range()
+					addr, _ := startServer(t, cluster.NewLocalNode(lo, hi), Security{Secret: testSecret})
+					fresh := dial(t, addr, Security{Secret: testSecret}, Options{})
+					if err := fresh.Install(lst, lgen); err != nil {
+						t.Fatal(err)
+					}
+					if st, g := fresh.Snapshot(); g != lgen || !bytes.Equal(stateBytes(t, st), stateBytes(t, lst)) {
+						t.Fatalf("node %d: installed state does not come back", i)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRemote_Sentinels: ErrStale and ErrNoRun survive the wire, so the
+// master reacts to a remote node as to a local one.
+func TestRemote_Sentinels(t *testing.T) {
+	addr, _ := startServer(t, cluster.NewLocalNode(0, 1<<20), Security{Insecure: true})
+	c := dial(t, addr, Security{}, Options{})
+	if lo, hi := c.Range(); lo != 0 || hi != 1<<20 {
+		t.Fatalf("range [%d,%d)", lo, hi)
+	}
+	err := c.Begin(context.Background(), cluster.RunSpec{Run: 5, Base: 4, Params: invindex.Params{WindowWords: 3, ChunkBits: 20}}, nil)
+	if !errors.Is(err, cluster.ErrStale) || !strings.Contains(err.Error(), addr) {
+		t.Fatalf("Begin on a stale node: %v, want ErrStale naming %s", err, addr)
+	}
+	if _, err := c.Build(context.Background()); !errors.Is(err, cluster.ErrNoRun) {
+		t.Fatalf("Build outside a run: %v, want ErrNoRun", err)
+	}
+}
+
+// hangNode is a node whose Build never returns (a stuck process).
+type hangNode struct {
+	cluster.Node
+	release chan struct{}
+}
+
+func (h hangNode) Build(context.Context) (cluster.BuildStats, error) {
+	<-h.release
+	return cluster.BuildStats{}, nil
+}
+
+// TestRemote_DeadNodeFailsInBoundedTime: a node that stops, or stops
+// answering, in the middle of a run makes the call fail within the
+// configured timeout with an error naming the node.
+func TestRemote_DeadNodeFailsInBoundedTime(t *testing.T) {
+	spec := cluster.RunSpec{Run: 1, Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, Full: true}
+	const timeout = 500 * time.Millisecond
+	docs := []invindex.DocChunks{{Doc: 1, Chunks: []uint32{1, 2, 3}, Checks: []uint8{1, 2, 3}}}
+
+	t.Run("stopped", func(t *testing.T) {
+		addr, srv := startServer(t, cluster.NewLocalNode(0, 1<<20), Security{Insecure: true})
+		c := dial(t, addr, Security{}, Options{Timeout: timeout})
+		if err := c.Begin(context.Background(), spec, nil); err != nil {
+			t.Fatal(err)
+		}
+		srv.Stop()
+		start := time.Now()
+		err := c.Deliver(context.Background(), docs, true)
+		if err == nil || !strings.Contains(err.Error(), addr) {
+			t.Fatalf("Deliver to a stopped node: %v, want an error naming %s", err, addr)
+		}
+		if d := time.Since(start); d > timeout+time.Second {
+			t.Fatalf("failed after %s, deadline %s", d, timeout)
+		}
+	})
+	t.Run("hung", func(t *testing.T) {
+		h := hangNode{Node: cluster.NewLocalNode(0, 1<<20), release: make(chan struct{})}
+		addr, _ := startServer(t, h, Security{Insecure: true})
+		defer close(h.release) // before the server's cleanup Stop
+		c := dial(t, addr, Security{}, Options{Timeout: timeout})
+		if err := c.Begin(context.Background(), spec, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Deliver(context.Background(), docs, true); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, err := c.Build(context.Background())
+		if err == nil || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "did not answer") {
+			t.Fatalf("Build on a hung node: %v, want a deadline error naming %s", err, addr)
+		}
+		if d := time.Since(start); d < timeout/2 || d > timeout+time.Second {
+			t.Fatalf("failed after %s, deadline %s", d, timeout)
+		}
+	})
+}
+
+// freezer is a TCP proxy that can stop forwarding without closing anything:
+// a peer that vanished from the network (power loss, partition).
+type freezer struct {
+	l      net.Listener
+	frozen chan struct{}
+	stop   chan struct{} // closed at the end of the test
+}
+
+func newFreezer(t *testing.T, target string) *freezer {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &freezer{l: l, frozen: make(chan struct{}), stop: make(chan struct{})}
+	t.Cleanup(func() { l.Close(); close(f.stop) })
+	go func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			t.Cleanup(func() { in.Close(); out.Close() })
+			go f.pipe(in, out)
+			go f.pipe(out, in)
+		}
+	}()
+	return f
+}
+
+func (f *freezer) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if err != nil {
+			return
+		}
+		select {
+		case <-f.frozen:
+			<-f.stop // swallow everything from now on
+			return
+		default:
+		}
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return
+		}
+	}
+}
+
+// TestRemote_KeepaliveNoticesVanishedPeer: with a long call timeout, a node
+// that silently disappears in the middle of a call is still given up within
+// the keepalive bound (KeepaliveTime + KeepaliveTimeout; gRPC enforces at
+// least 10 s for the former).
+func TestRemote_KeepaliveNoticesVanishedPeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 15 s")
+	}
+	h := hangNode{Node: cluster.NewLocalNode(0, 1<<20), release: make(chan struct{})}
+	addr, _ := startServer(t, h, Security{Insecure: true})
+	defer close(h.release)
+	f := newFreezer(t, addr)
+	opts := Options{Timeout: time.Minute, KeepaliveTime: 10 * time.Second, KeepaliveTimeout: 2 * time.Second}
+	c := dial(t, f.l.Addr().String(), Security{}, opts)
+	if err := c.Begin(context.Background(), cluster.RunSpec{Run: 1, Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, Full: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	close(f.frozen)
+	start := time.Now()
+	_, err := c.Build(context.Background())
+	d := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), f.l.Addr().String()) {
+		t.Fatalf("Build through a frozen link: %v", err)
+	}
+	if d > 20*time.Second {
+		t.Fatalf("gave up after %s, keepalive bound is 12 s", d)
+	}
+	t.Logf("gave up after %s: %v", d.Round(time.Millisecond), err)
+}
