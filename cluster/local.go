@@ -8,12 +8,14 @@ import (
 	"github.com/plagd/plagd/invindex"
 )
 
-// LocalNode is a Node in the master's process. It owns one chunk-ID range and
-// keeps its committed index between runs, so that nothing is copied per run.
+// LocalNode is a Node in the master's process (or served by `plagd node`). It
+// owns one chunk-ID range and keeps its committed index between runs, so that
+// nothing is copied per run. Its range is the one it was created with, or the
+// range of the last state installed: a node process starts with no range
+// (NewLocalNode(0, 0)) and the master gives it one by Install.
 type LocalNode struct {
-	lo, hi uint64
-
 	mu        sync.Mutex
+	lo, hi    uint64
 	committed *NodeState
 	gen       int64
 
@@ -28,18 +30,30 @@ type LocalNode struct {
 	tokenizers *sync.Pool // tokenizers for the run's Params, one per concurrent Chunk call
 }
 
-// NewLocalNode returns a node owning [lo, hi) with an empty committed slice.
+// NewLocalNode returns a node owning [lo, hi) with an empty committed slice
+// of generation 0. With lo == hi the node has no range yet: it answers Begin
+// with ErrStale until a state is installed.
 func NewLocalNode(lo, hi uint64) *LocalNode {
 	return &LocalNode{lo: lo, hi: hi, committed: emptyState(lo, hi)}
 }
 
-// Range implements Node.
-func (n *LocalNode) Range() (uint64, uint64) { return n.lo, n.hi }
+// EmptyState is an empty committed state over [lo, hi), of generation 0.
+func EmptyState(lo, hi uint64) *NodeState { return emptyState(lo, hi) }
+
+// Range implements Node: the range of the committed state.
+func (n *LocalNode) Range() (uint64, uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.lo, n.hi
+}
 
 // Begin implements Node.
 func (n *LocalNode) Begin(_ context.Context, spec RunSpec, removed []invindex.DocID) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.lo == n.hi {
+		return fmt.Errorf("%w: node has no slice yet (the master installs one)", ErrStale)
+	}
 	if !spec.Full && n.gen != spec.Base {
 		return fmt.Errorf("%w: node [%d,%d) has generation %d, run builds on %d", ErrStale, n.lo, n.hi, n.gen, spec.Base)
 	}
@@ -140,7 +154,7 @@ func (n *LocalNode) Build(context.Context) (BuildStats, error) {
 // Count implements Node.
 func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invindex.Pair, error) {
 	n.mu.Lock()
-	run, pending, chunks := n.run, n.pending, n.chunks
+	run, pending, chunks, lo, hi := n.run, n.pending, n.chunks, n.lo, n.hi
 	n.mu.Unlock()
 	if run == nil || pending == nil {
 		return nil, ErrNoRun
@@ -153,7 +167,7 @@ func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invin
 		}
 		dc, ok := chunks[d]
 		if !ok {
-			return nil, fmt.Errorf("count: document %d was not delivered to node [%d,%d)", d, n.lo, n.hi)
+			return nil, fmt.Errorf("count: document %d was not delivered to node [%d,%d)", d, lo, hi)
 		}
 		pending.Base.CountSkip(c, d, dc.Chunks, dc.Checks, run.DFCap, pending.tombs)
 		pending.delta.Count(c, d, dc.Chunks, dc.Checks, run.DFCap)
@@ -194,13 +208,16 @@ func (n *LocalNode) Snapshot() (*NodeState, int64) {
 	return n.committed, n.gen
 }
 
-// Install implements Node.
+// Install implements Node. The node takes the state's range as its own, and
+// any run in progress is discarded.
 func (n *LocalNode) Install(st *NodeState, gen int64) error {
-	if st.Base.Lo() != n.lo || st.Base.Hi() != n.hi {
-		return fmt.Errorf("install: slice [%d,%d) does not match node range [%d,%d)", st.Base.Lo(), st.Base.Hi(), n.lo, n.hi)
+	if st == nil || st.Base == nil {
+		return fmt.Errorf("install: no state")
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.clearRun()
+	n.lo, n.hi = st.Base.Lo(), st.Base.Hi()
 	n.committed, n.gen = st, gen
 	return nil
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/invindex"
 )
@@ -28,6 +30,41 @@ type Config struct {
 	Schedule ScheduleConfig `yaml:"schedule"`
 	HTTP     HTTPConfig     `yaml:"http"`
 	Extract  ExtractConfig  `yaml:"extract"`
+	Cluster  ClusterConfig  `yaml:"cluster"`
+}
+
+// ClusterConfig makes runs use remote `plagd node` processes instead of
+// in-process nodes. The master and the nodes read the same section: the
+// master its client side, a node its server side.
+type ClusterConfig struct {
+	// Nodes are the host:port addresses of the `plagd node` processes; empty
+	// means in-process nodes (engine.nodes).
+	Nodes []string `yaml:"nodes"`
+	// SecretFile holds the shared secret (at least 16 bytes) sent on every call.
+	SecretFile string `yaml:"secret_file"`
+	// TLSCert and TLSKey are this process's certificate (the master's client
+	// certificate, a node's server certificate), both signed by TLSCA, the
+	// only CA trusted. All three or none.
+	TLSCert string `yaml:"tls_cert"`
+	TLSKey  string `yaml:"tls_key"`
+	TLSCA   string `yaml:"tls_ca"`
+	// CallTimeout is the deadline of one call to a node.
+	CallTimeout time.Duration `yaml:"call_timeout"`
+	// Insecure allows neither secret nor TLS: loopback tests only.
+	Insecure bool `yaml:"insecure"`
+}
+
+// Security is the cluster's authentication, reading the secret file if set.
+func (c *ClusterConfig) Security() (remote.Security, error) {
+	sec := remote.Security{CertFile: c.TLSCert, KeyFile: c.TLSKey, CAFile: c.TLSCA, Insecure: c.Insecure}
+	if c.SecretFile != "" {
+		b, err := remote.ReadSecret(c.SecretFile)
+		if err != nil {
+			return sec, fmt.Errorf("cluster.secret_file: %w", err)
+		}
+		sec.Secret = b
+	}
+	return sec, nil
 }
 
 // LogConfig controls zerolog output.
@@ -119,6 +156,7 @@ func DefaultConfig() Config {
 			MaxRequestBytes: 16 << 20},
 		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
 			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}}},
+		Cluster: ClusterConfig{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 	}
 }
 
@@ -210,6 +248,21 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	set("PLAGD_EXTRACT_OCR_ENABLED", boolean(&c.Extract.OCR.Enabled))
 	set("PLAGD_EXTRACT_OCR_TESSERACT", str(&c.Extract.OCR.Tesseract))
 	set("PLAGD_EXTRACT_OCR_LANGUAGES", func(v string) error { c.Extract.OCR.Languages = strings.Split(v, ","); return nil })
+	set("PLAGD_CLUSTER_NODES", func(v string) error {
+		c.Cluster.Nodes = c.Cluster.Nodes[:0:0]
+		for _, a := range strings.Split(v, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				c.Cluster.Nodes = append(c.Cluster.Nodes, a)
+			}
+		}
+		return nil
+	})
+	set("PLAGD_CLUSTER_SECRET_FILE", str(&c.Cluster.SecretFile))
+	set("PLAGD_CLUSTER_TLS_CERT", str(&c.Cluster.TLSCert))
+	set("PLAGD_CLUSTER_TLS_KEY", str(&c.Cluster.TLSKey))
+	set("PLAGD_CLUSTER_TLS_CA", str(&c.Cluster.TLSCA))
+	set("PLAGD_CLUSTER_CALL_TIMEOUT", dur(&c.Cluster.CallTimeout))
+	set("PLAGD_CLUSTER_INSECURE", boolean(&c.Cluster.Insecure))
 	return firstErr
 }
 
@@ -238,6 +291,35 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("http.cookie_secure must be auto, always or never, got %q", c.HTTP.CookieSecure)
 	case c.HTTP.MaxRequestBytes < 1<<10:
 		return fmt.Errorf("http.max_request_bytes must be at least 1024, got %d", c.HTTP.MaxRequestBytes)
+	}
+	return c.Cluster.Validate()
+}
+
+// Validate checks the cluster section.
+func (c *ClusterConfig) Validate() error {
+	tls := 0
+	for _, f := range []string{c.TLSCert, c.TLSKey, c.TLSCA} {
+		if f != "" {
+			tls++
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range c.Nodes {
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+			return fmt.Errorf("cluster.nodes: %q is not a host:port address", a)
+		}
+		if seen[a] {
+			return fmt.Errorf("cluster.nodes: %q is listed twice", a)
+		}
+		seen[a] = true
+	}
+	switch {
+	case tls != 0 && tls != 3:
+		return fmt.Errorf("cluster: mutual TLS needs tls_cert, tls_key and tls_ca together (%d of 3 given)", tls)
+	case c.CallTimeout <= 0:
+		return fmt.Errorf("cluster.call_timeout must be positive, got %s", c.CallTimeout)
+	case len(c.Nodes) > 0 && tls == 0 && c.SecretFile == "" && !c.Insecure:
+		return fmt.Errorf("cluster.nodes is set but the cluster has no security: give cluster.secret_file, or cluster.tls_cert, tls_key and tls_ca (cluster.insecure is for loopback tests only)")
 	}
 	return nil
 }

@@ -62,3 +62,33 @@ func TestAutoMinShared(t *testing.T) {
 		}
 	}
 }
+
+func TestConfig_Cluster(t *testing.T) {
+	env := map[string]string{"PLAGD_CLUSTER_NODES": "10.0.0.1:7070, 10.0.0.2:7070", "PLAGD_CLUSTER_CALL_TIMEOUT": "30s"}
+	cfg := DefaultConfig()
+	if err := cfg.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.Cluster.Nodes, []string{"10.0.0.1:7070", "10.0.0.2:7070"}) || cfg.Cluster.CallTimeout != 30*time.Second {
+		t.Fatalf("env not applied: %+v", cfg.Cluster)
+	}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "no security") {
+		t.Fatalf("nodes without secret or TLS: %v", err)
+	}
+	cfg.Cluster.SecretFile = "/run/secrets/plagd"
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Cluster.TLSCert = "node.pem"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "tls_cert, tls_key and tls_ca") {
+		t.Fatalf("partial TLS: %v", err)
+	}
+	cfg.Cluster.TLSCert, cfg.Cluster.SecretFile, cfg.Cluster.Insecure = "", "", true
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Cluster.Nodes = []string{"no-port"}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "host:port") {
+		t.Fatalf("bad address: %v", err)
+	}
+}

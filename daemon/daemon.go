@@ -55,6 +55,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	}
 	defer lock.Release()
 	defer d.engine.WaitSaved() // index files of the last run are complete before exit
+	defer d.engine.Close()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {

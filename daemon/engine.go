@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,8 +24,11 @@ type Engine struct {
 	cfg    Config
 	pool   *pgxpool.Pool
 	log    zerolog.Logger
-	master *cluster.Master
+	master atomic.Pointer[cluster.Master] // swapped when the set of remote nodes changes
 	store  *indexStore
+	// remote is the cluster of `plagd node` processes (cluster.nodes); nil
+	// for in-process nodes.
+	remote *remoteNodes
 
 	instance string
 	// Metrics, when set, is told about every run.
@@ -39,13 +43,31 @@ type Engine struct {
 	saving sync.WaitGroup // background saves in flight
 }
 
-// NewEngine builds the master and cfg.NodeCount() in-process nodes.
+// NewEngine builds the master and cfg.NodeCount() in-process nodes, or, with
+// cluster.nodes, a master whose in-process nodes only hold its copy of the
+// index until the first run connects the remote nodes (see nodes.go).
 func NewEngine(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Engine {
-	nodes := cluster.NewLocalNodes(cfg.Params(), cfg.NodeCount())
-	return &Engine{
-		cfg: cfg, pool: pool, log: log,
-		master: cluster.NewMaster(nodes, log.With().Str("component", "master").Logger()),
-		store:  &indexStore{dir: cfg.DataDir},
+	k := cfg.NodeCount()
+	if len(cfg.Cluster.Nodes) > 0 {
+		k = len(cfg.Cluster.Nodes)
+	}
+	e := &Engine{cfg: cfg, pool: pool, log: log, store: &indexStore{dir: cfg.DataDir}}
+	e.master.Store(cluster.NewMaster(cluster.NewLocalNodes(cfg.Params(), k), e.masterLog()))
+	if len(cfg.Cluster.Nodes) > 0 {
+		e.remote = newRemoteNodes(cfg.Cluster, log.With().Str("component", "cluster").Logger())
+	}
+	return e
+}
+
+func (e *Engine) masterLog() zerolog.Logger { return e.log.With().Str("component", "master").Logger() }
+
+// cur is the current master.
+func (e *Engine) cur() *cluster.Master { return e.master.Load() }
+
+// Close closes the connections to remote nodes.
+func (e *Engine) Close() {
+	if e.remote != nil {
+		e.remote.close()
 	}
 }
 
@@ -64,14 +86,20 @@ type RunReport struct {
 	RowsWritten int64
 	Duration    time.Duration
 	Phases      map[string]time.Duration
+	// Nodes is the number of nodes the run used (remote or in-process).
+	Nodes int
+	// BytesToNodes and BytesFromNodes are the bytes of the gRPC messages
+	// sent to and received from remote nodes during the run (0 with
+	// in-process nodes), reloads of node slices included.
+	BytesToNodes, BytesFromNodes int64
 }
 
 // Run performs one run and commits it. full forces a full recomputation; an
 // incremental run also turns full when the index on hand is missing, stale or
 // corrupt. Every failure leaves the last committed run intact.
-func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
+func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) {
 	start := time.Now()
-	rep := RunReport{Phases: map[string]time.Duration{}}
+	rep = RunReport{Phases: map[string]time.Duration{}}
 	if err := e.prepare(ctx); err != nil {
 		return rep, err
 	}
@@ -112,12 +140,34 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 	if rep.Reason != "" {
 		log.Warn().Str("reason", rep.Reason).Msg("running in full")
 	}
+	var countBytes func()
+	if e.remote != nil {
+		sent, recv := e.remote.traffic()
+		countBytes = func() {
+			s, r := e.remote.traffic()
+			rep.BytesToNodes, rep.BytesFromNodes = s-sent, r-recv
+		}
+		defer func() {
+			countBytes()
+			if e.Metrics != nil {
+				e.Metrics.observeNodeBytes(rep.BytesToNodes, rep.BytesFromNodes)
+			}
+		}()
+		t := time.Now()
+		err := e.useNodes(ctx, log)
+		rep.Phases["nodes"] = time.Since(t)
+		if err != nil {
+			failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+			return rep, err
+		}
+	}
+	rep.Nodes = len(e.cur().Nodes())
 
 	out, cs, err := e.compute(ctx, runID, full, &rep)
 	if errors.Is(err, cluster.ErrNeedFull) && !full {
 		// The index and the stored texts disagree: never guess, recompute everything.
 		log.Warn().Err(err).Msg("incremental run impossible, switching to a full run")
-		e.master.Abort(ctx)
+		e.abort(ctx)
 		full, rep.Kind, rep.Reason = true, "full", err.Error()
 		if _, uerr := e.pool.Exec(ctx, `update runs set kind = 'full' where id = $1;
 			delete from plagd_text_stage where run_id = $1`, runID); uerr != nil {
@@ -127,7 +177,7 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 		}
 	}
 	if err != nil {
-		e.master.Abort(context.WithoutCancel(ctx))
+		e.abort(ctx)
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, err
 	}
@@ -135,12 +185,12 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs)
 	rep.Phases["commit"] = time.Since(t)
 	if err != nil {
-		e.master.Abort(context.WithoutCancel(ctx))
+		e.abort(ctx)
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, fmt.Errorf("commit run %d: %w", runID, err)
 	}
 	// The database now says generation runID; make the nodes agree.
-	if err := e.master.Commit(ctx, runID); err != nil {
+	if err := e.cur().Commit(ctx, runID); err != nil {
 		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)
 	}
 	rep.Duration = time.Since(start) // the run counts as done when it is committed
@@ -165,9 +215,17 @@ func (e *Engine) Run(ctx context.Context, full bool) (RunReport, error) {
 	rep.RowsWritten = st.RowsWritten
 	rep.Failed = out.Failed()
 	rep.Indexed = len(out.Docs) - rep.Failed
-	log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
+	ev := log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
 		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
-		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Msg("run committed")
+		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Int("nodes", rep.Nodes)
+	if e.remote != nil {
+		countBytes()
+		ev = ev.Int64("bytes_to_nodes", rep.BytesToNodes).Int64("bytes_from_nodes", rep.BytesFromNodes)
+		if rep.Changed > 0 {
+			ev = ev.Int64("bytes_per_changed_doc", (rep.BytesToNodes+rep.BytesFromNodes)/int64(rep.Changed))
+		}
+	}
+	ev.Msg("run committed")
 	if e.Metrics != nil {
 		e.Metrics.observeRun(rep)
 	}
@@ -200,7 +258,7 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 	rep.Phases["plan"] = time.Since(t)
 	t = time.Now()
 	src := &pgSource{pool: e.pool, run: runID, opt: e.cfg.ExtractOptions()}
-	out, err := e.master.Run(ctx, plan, src)
+	out, err := e.cur().Run(ctx, plan, src)
 	rep.Phases["compute"] = time.Since(t)
 	return out, cs, err
 }
@@ -231,19 +289,31 @@ func (e *Engine) ensureIndex(committed int64) string {
 	if committed == 0 {
 		return "no run has been committed yet"
 	}
-	if e.master.Generation() == committed {
+	if e.cur().Generation() == committed {
 		return ""
 	}
 	docs, states, err := e.store.load(committed, e.instance, e.cfg.Params())
 	if err != nil {
 		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
 	}
-	if err := e.master.Install(docs, states, committed); err != nil {
+	if err := e.cur().Install(docs, states, committed); err != nil {
 		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
 	}
 	e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded")
 	return ""
 }
+
+// abort discards the run on the master and its nodes, giving unreachable
+// nodes a bounded time: a node that does not answer keeps its committed
+// slice, and its run state is dropped by its next Begin.
+func (e *Engine) abort(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	defer cancel()
+	e.cur().Abort(ctx)
+}
+
+// abortTimeout bounds Engine.abort.
+const abortTimeout = 10 * time.Second
 
 // WaitSaved blocks until background index saves have finished.
 func (e *Engine) WaitSaved() { e.saving.Wait() }
@@ -254,7 +324,7 @@ func (e *Engine) WaitSaved() { e.saving.Wait() }
 func (e *Engine) save(gen int64, log zerolog.Logger) {
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
-	if e.master.Generation() != gen {
+	if e.cur().Generation() != gen {
 		return
 	}
 	t := time.Now()
@@ -267,7 +337,7 @@ func (e *Engine) save(gen int64, log zerolog.Logger) {
 
 // persist saves the master's committed index and drops older generations.
 func (e *Engine) persist(gen int64) error {
-	nodes := e.master.Nodes()
+	nodes := e.cur().Nodes()
 	states := make([]*cluster.NodeState, len(nodes))
 	for i, n := range nodes {
 		st, g := n.Snapshot()
@@ -276,7 +346,7 @@ func (e *Engine) persist(gen int64) error {
 		}
 		states[i] = st
 	}
-	return e.store.save(gen, e.instance, e.cfg.Params(), e.master.Docs(), states)
+	return e.store.save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), states)
 }
 
 // resolveMinShared fixes min_shared for this run: the configured value, or

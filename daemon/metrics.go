@@ -20,6 +20,7 @@ type Metrics struct {
 	lastSuccess prometheus.Gauge
 	pending     prometheus.Gauge
 	documents   *prometheus.GaugeVec
+	nodeBytes   *prometheus.CounterVec
 }
 
 // NewMetrics registers every metric plagd exports.
@@ -53,9 +54,12 @@ func NewMetrics() *Metrics {
 		documents: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "plagd_documents", Help: "Documents in the archive by status (indexed, failed, deleted)."},
 			[]string{"status"}),
+		nodeBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "plagd_node_bytes_total", Help: "Bytes of gRPC messages exchanged with remote nodes (cluster.nodes) by runs, committed or not, by direction (to_nodes, from_nodes)."},
+			[]string{"direction"}),
 	}
 	r.MustRegister(m.runs, m.runDuration, m.phase, m.docs, m.rowsWritten, m.postings, m.indexBytes,
-		m.lastSuccess, m.pending, m.documents)
+		m.lastSuccess, m.pending, m.documents, m.nodeBytes)
 	return m
 }
 
@@ -77,4 +81,9 @@ func (m *Metrics) observeRun(rep RunReport) {
 
 func (m *Metrics) observeFailure(kind string) {
 	m.runs.WithLabelValues(kind, "failed").Inc()
+}
+
+func (m *Metrics) observeNodeBytes(to, from int64) {
+	m.nodeBytes.WithLabelValues("to_nodes").Add(float64(to))
+	m.nodeBytes.WithLabelValues("from_nodes").Add(float64(from))
 }

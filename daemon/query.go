@@ -46,11 +46,11 @@ func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top
 	if top <= 0 {
 		top = e.cfg.Engine.TopK
 	}
-	docs := e.master.Docs()
+	docs := e.cur().Docs()
 	// A DocID no posting holds: the query is counted against every posting.
 	self := docs.MaxID()
 	c := invindex.NewCounter(docs.MaxID())
-	for i, n := range e.master.Nodes() {
+	for i, n := range e.cur().Nodes() {
 		if i%4 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -96,7 +96,7 @@ func (e *Engine) Suppressor(ctx context.Context) (func(key uint64) bool, error) 
 	if err := e.loadIndex(ctx); err != nil {
 		return nil, err
 	}
-	nodes := e.master.Nodes()
+	nodes := e.cur().Nodes()
 	bounds := make([]uint64, len(nodes))
 	states := make([]*cluster.NodeState, len(nodes))
 	for i, n := range nodes {
@@ -116,7 +116,7 @@ func (e *Engine) Suppressor(ctx context.Context) (func(key uint64) bool, error) 
 // loadIndex makes the engine hold an index, loading the committed
 // generation from the data directory if it holds none.
 func (e *Engine) loadIndex(ctx context.Context) error {
-	if e.master.Generation() != 0 {
+	if e.cur().Generation() != 0 {
 		return nil
 	}
 	gen, err := lastCommittedRun(ctx, e.pool)

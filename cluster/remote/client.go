@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
 	"github.com/plagd/plagd/cluster"
@@ -31,7 +34,40 @@ type Options struct {
 	// raises a KeepaliveTime under 10 s to 10 s): a peer that died without
 	// closing its socket is noticed within their sum, whatever Timeout is.
 	KeepaliveTime, KeepaliveTimeout time.Duration
+	// Traffic, when set, accumulates the bytes of this client's calls; several
+	// clients (say, successive connections to one node) may share one.
+	Traffic *Traffic
 }
+
+// Traffic counts the bytes of gRPC messages sent to and received from a node:
+// payloads after framing (what the message stream puts on the connection),
+// without HTTP/2 headers and TLS records.
+type Traffic struct{ sent, received atomic.Int64 }
+
+// Sent is the number of bytes sent so far.
+func (t *Traffic) Sent() int64 { return t.sent.Load() }
+
+// Received is the number of bytes received so far.
+func (t *Traffic) Received() int64 { return t.received.Load() }
+
+// HandleRPC implements stats.Handler.
+func (t *Traffic) HandleRPC(_ context.Context, s stats.RPCStats) {
+	switch p := s.(type) {
+	case *stats.OutPayload:
+		t.sent.Add(int64(p.WireLength))
+	case *stats.InPayload:
+		t.received.Add(int64(p.WireLength))
+	}
+}
+
+// TagRPC implements stats.Handler.
+func (t *Traffic) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
+
+// TagConn implements stats.Handler.
+func (t *Traffic) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+
+// HandleConn implements stats.Handler.
+func (t *Traffic) HandleConn(context.Context, stats.ConnStats) {}
 
 func (o Options) withDefaults() Options {
 	if o.Timeout <= 0 {
@@ -46,22 +82,28 @@ func (o Options) withDefaults() Options {
 	if o.KeepaliveTimeout <= 0 {
 		o.KeepaliveTimeout = 5 * time.Second
 	}
+	if o.Traffic == nil {
+		o.Traffic = new(Traffic)
+	}
 	return o
 }
 
 // Client is a cluster.Node served by a `plagd node` process at Addr. It is
 // safe for concurrent use. Errors name the node's address.
 type Client struct {
-	addr   string
-	opts   Options
-	conn   *grpc.ClientConn
-	rpc    nodepb.NodeClient
-	lo, hi uint64
+	addr string
+	opts Options
+	conn *grpc.ClientConn
+	rpc  nodepb.NodeClient
+
+	mu     sync.Mutex
+	lo, hi uint64 // learned by Dial and Ping, set by Install
 }
 
 var _ cluster.Node = (*Client)(nil)
 
-// Dial connects to the node at addr and asks for its range.
+// Dial connects to the node at addr and asks for its range (a node process
+// has none until the master installs a state).
 func Dial(ctx context.Context, addr string, sec Security, opts Options) (*Client, error) {
 	opts = opts.withDefaults()
 	dial, err := sec.dialOptions()
@@ -71,22 +113,37 @@ func Dial(ctx context.Context, addr string, sec Security, opts Options) (*Client
 	dial = append(dial,
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: opts.KeepaliveTime, Timeout: opts.KeepaliveTimeout, PermitWithoutStream: true}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecv)),
+		grpc.WithStatsHandler(opts.Traffic),
 	)
 	conn, err := grpc.NewClient(addr, dial...)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", addr, err)
 	}
 	c := &Client{addr: addr, opts: opts, conn: conn, rpc: nodepb.NewNodeClient(conn)}
-	ctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
+	if err := c.Ping(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Ping asks the node for its range, within the dial timeout: a cheap check
+// that the node answers and accepts our credentials.
+func (c *Client) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.DialTimeout)
 	defer cancel()
 	r, err := c.rpc.Range(ctx, &nodepb.Empty{})
 	if err != nil {
-		conn.Close()
-		return nil, c.wrap("range", err)
+		return c.wrap("range", err)
 	}
+	c.mu.Lock()
 	c.lo, c.hi = r.Lo, r.Hi
-	return c, nil
+	c.mu.Unlock()
+	return nil
 }
+
+// Traffic is the byte counter of this client's calls.
+func (c *Client) Traffic() *Traffic { return c.opts.Traffic }
 
 // Addr is the node's address.
 func (c *Client) Addr() string { return c.addr }
@@ -126,8 +183,13 @@ func (c *Client) wrap(call string, err error) error {
 	return fmt.Errorf("node %s: %s: %w (%s)", c.addr, call, err, hint)
 }
 
-// Range implements cluster.Node; the range is learned by Dial.
-func (c *Client) Range() (uint64, uint64) { return c.lo, c.hi }
+// Range implements cluster.Node: the range the node reported at Dial or the
+// last Ping, or the range of the state last installed through this client.
+func (c *Client) Range() (uint64, uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lo, c.hi
+}
 
 // Begin implements cluster.Node.
 func (c *Client) Begin(ctx context.Context, spec cluster.RunSpec, removed []invindex.DocID) error {
@@ -346,6 +408,11 @@ func (c *Client) InstallContext(ctx context.Context, st *cluster.NodeState, gen 
 	if err != nil {
 		return c.wrap("install", recvErr[nodepb.Empty](stream, err))
 	}
-	_, err = stream.CloseAndRecv()
-	return c.wrap("install", err)
+	if _, err = stream.CloseAndRecv(); err != nil {
+		return c.wrap("install", err)
+	}
+	c.mu.Lock()
+	c.lo, c.hi = st.Base.Lo(), st.Base.Hi()
+	c.mu.Unlock()
+	return nil
 }

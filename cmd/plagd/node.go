@@ -3,42 +3,44 @@ package main
 import (
 	"fmt"
 	"net"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/daemon"
-	"github.com/plagd/plagd/invindex"
 )
 
 func init() { register(newNodeCmd) }
 
 // newNodeCmd is `plagd node`: a worker process holding one slice of the
 // inverted index, driven by the master over gRPC (cluster/remote). It needs
-// no database.
+// no database. It starts with no slice: the master installs one, of the range
+// it assigns, before the node's first run.
 func newNodeCmd(g *globals) *cobra.Command {
 	var (
-		listen, secretFile, part string
-		sec                      remote.Security
+		listen, secretFile string
+		tlsCert, tlsKey    string
+		tlsCA              string
 	)
 	cmd := &cobra.Command{
-		Use:   "node --listen ADDR (--secret-file F | --tls-cert F --tls-key F --tls-ca F) [--part I/K]",
+		Use:   "node --listen ADDR [--secret-file F] [--tls-cert F --tls-key F --tls-ca F]",
 		Short: "Run a cluster node serving one slice of the index over gRPC",
 		Long: `Run a cluster node: a process that chunks documents and holds one slice of
-the inverted index for the master, over gRPC.
+the inverted index for the master, over gRPC. The master (cluster.nodes in its
+configuration) assigns the node its range of the chunk-ID space and ships it
+its slice; a node that restarts empty is reloaded by the master.
 
 Every call must be authenticated, by mutual TLS (--tls-cert, --tls-key and
 --tls-ca: the master's client certificate must be signed by that CA; TLS 1.3),
 by a shared secret (--secret-file: at least 16 bytes, the master sends the
-same), or both. Without TLS the secret and the data travel in clear: use the
-secret alone only on a trusted private network. A node with neither refuses
-to start.
+same), or both. The flags default to the cluster section of the configuration
+file (cluster.secret_file, cluster.tls_cert, cluster.tls_key, cluster.tls_ca),
+so master and nodes can share one file. Without TLS the secret and the data
+travel in clear: use the secret alone only on a trusted private network. A
+node with neither refuses to start (cluster.insecure allows it on a loopback
+address only, for tests).
 
---part I/K makes the node own the I-th of K equal ranges of the chunk-ID space
-(chunk_bits from the configuration), matching the master's list of K nodes.
 SIGTERM or SIGINT stops the node after the calls in progress.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -46,9 +48,6 @@ SIGTERM or SIGINT stops the node after the calls in progress.`,
 			}
 			if listen == "" {
 				return usageError{"plagd node needs --listen ADDR (e.g. 0.0.0.0:7070)"}
-			}
-			if _, _, err := parsePart(part); err != nil {
-				return usageError{err.Error()}
 			}
 			return nil
 		},
@@ -58,15 +57,32 @@ SIGTERM or SIGINT stops the node after the calls in progress.`,
 				return err
 			}
 			log := logger(cfg).With().Str("component", "node").Logger()
-			if secretFile != "" {
-				if sec.Secret, err = remote.ReadSecret(secretFile); err != nil {
-					return err
+			cc := cfg.Cluster
+			f := cmd.Flags()
+			for _, o := range []struct {
+				flag string
+				dst  *string
+				val  string
+			}{{"secret-file", &cc.SecretFile, secretFile}, {"tls-cert", &cc.TLSCert, tlsCert},
+				{"tls-key", &cc.TLSKey, tlsKey}, {"tls-ca", &cc.TLSCA, tlsCA}} {
+				if f.Changed(o.flag) {
+					*o.dst = o.val
 				}
 			}
-			i, k, _ := parsePart(part)
-			p := cfg.Params()
-			bounds := invindex.SplitRange(p.SpaceSize(), k)
-			node := cluster.NewLocalNode(bounds[i-1], bounds[i])
+			if err := cc.Validate(); err != nil {
+				return err
+			}
+			sec, err := cc.Security()
+			if err != nil {
+				return err
+			}
+			if sec.Insecure && (cc.SecretFile != "" || cc.TLSCert != "") {
+				sec.Insecure = false // security is configured: use it
+			}
+			if sec.Insecure && !loopback(listen) {
+				return fmt.Errorf("cluster.insecure is set, but --listen %s is not a loopback address: an unauthenticated node may only listen on 127.0.0.1 or ::1", listen)
+			}
+			node := cluster.NewLocalNode(0, 0)
 			srv, err := remote.NewServer(node, sec, log)
 			if err != nil {
 				return err
@@ -81,9 +97,10 @@ SIGTERM or SIGINT stops the node after the calls in progress.`,
 				mode = "mutual TLS and shared secret"
 			case sec.CertFile != "":
 				mode = "mutual TLS"
+			case sec.Insecure:
+				mode = "none (insecure, loopback only)"
 			}
-			log.Info().Str("listen", l.Addr().String()).Str("auth", mode).Uint64("lo", bounds[i-1]).Uint64("hi", bounds[i]).
-				Str("part", part).Msg("node serving")
+			log.Info().Str("listen", l.Addr().String()).Str("auth", mode).Msg("node serving")
 			done := make(chan error, 1)
 			go func() { done <- srv.Serve(l) }()
 			select {
@@ -100,23 +117,24 @@ SIGTERM or SIGINT stops the node after the calls in progress.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "", "address to listen on (host:port)")
-	f.StringVar(&secretFile, "secret-file", "", "file holding the shared secret of the cluster")
-	f.StringVar(&sec.CertFile, "tls-cert", "", "node certificate (PEM) for mutual TLS")
-	f.StringVar(&sec.KeyFile, "tls-key", "", "key of --tls-cert (PEM)")
-	f.StringVar(&sec.CAFile, "tls-ca", "", "CA certificate (PEM) that signed the master's and nodes' certificates")
-	f.StringVar(&part, "part", "1/1", "the part of the chunk-ID space this node owns: I/K")
+	f.StringVar(&secretFile, "secret-file", "", "file holding the shared secret of the cluster (default: cluster.secret_file)")
+	f.StringVar(&tlsCert, "tls-cert", "", "node certificate (PEM) for mutual TLS (default: cluster.tls_cert)")
+	f.StringVar(&tlsKey, "tls-key", "", "key of --tls-cert (PEM) (default: cluster.tls_key)")
+	f.StringVar(&tlsCA, "tls-ca", "", "CA certificate (PEM) that signed the master's and nodes' certificates (default: cluster.tls_ca)")
 	return cmd
 }
 
-// parsePart parses "I/K" with 1 <= I <= K.
-func parsePart(s string) (i, k int, err error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	k, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || k < 1 || i < 1 || i > k {
-		return 0, 0, fmt.Errorf("--part must be I/K with 1 <= I <= K, got %q", s)
+// loopback reports whether a listen address is on a loopback interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
 	}
-	return i, k, nil
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // nodeConfig is globals.config without the database, which a node does not use.

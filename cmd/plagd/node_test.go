@@ -19,6 +19,7 @@ import (
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/invindex"
 )
 
 // startNodeProc starts `plagd node` on a loopback port and returns the
@@ -65,7 +66,7 @@ func (m mapSource) Stored(ctx context.Context, ids []int64) ([]cluster.SourceTex
 	return m.Fresh(ctx, ids)
 }
 
-// TestNode_Processes: two `plagd node` processes (--part 1/2, 2/2) driven
+// TestNode_Processes: two `plagd node` processes, given their ranges by Install, driven
 // by a master give the rows of the in-process run; a node without
 // authentication refuses to start; SIGTERM stops a node cleanly.
 func TestNode_Processes(t *testing.T) {
@@ -80,20 +81,31 @@ func TestNode_Processes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defaults := daemon.DefaultConfig()
+	params := defaults.Params()
+	bounds := invindex.SplitRange(params.SpaceSize(), 2)
 	var procs []*exec.Cmd
 	var nodes []cluster.Node
-	for i := 1; i <= 2; i++ {
-		p, addr := startNodeProc(t, "--secret-file", secret, "--part", fmt.Sprintf("%d/2", i))
+	for i := range 2 {
+		p, addr := startNodeProc(t, "--secret-file", secret)
 		c, err := remote.Dial(context.Background(), addr, remote.Security{Secret: sec}, remote.Options{Timeout: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
+		// A node process starts with no range: the master assigns it by Install.
+		if lo, hi := c.Range(); lo != hi {
+			t.Fatalf("fresh node reports range [%d,%d), want none", lo, hi)
+		}
+		if err := c.Install(cluster.EmptyState(bounds[i], bounds[i+1]), 0); err != nil {
+			t.Fatal(err)
+		}
+		if lo, hi := c.Range(); lo != bounds[i] || hi != bounds[i+1] {
+			t.Fatalf("after Install the node reports [%d,%d), want [%d,%d)", lo, hi, bounds[i], bounds[i+1])
+		}
 		procs, nodes = append(procs, p), append(nodes, c)
 	}
 
-	defaults := daemon.DefaultConfig()
-	params := defaults.Params()
 	src := mapSource{}
 	words := strings.Fields(strings.Repeat("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau ", 3))
 	for id := int64(1); id <= 30; id++ {

@@ -34,7 +34,9 @@ when the index in the data directory is missing, stale or damaged.`,
 				return err
 			}
 			defer lock.Release()
-			rep, err := daemon.NewEngine(cfg, pool, log).Run(ctx, full)
+			eng := daemon.NewEngine(cfg, pool, log)
+			defer eng.Close()
+			rep, err := eng.Run(ctx, full)
 			if err != nil {
 				return err
 			}
@@ -53,6 +55,9 @@ when the index in the data directory is missing, stale or damaged.`,
 				rep.Changed, rep.Indexed, rep.Failed, rep.Deleted, rep.Recomputed)
 			printf("  index: %d postings, %.1f MiB; similarity rows written: %d\n",
 				rep.Postings, float64(rep.IndexBytes)/(1<<20), rep.RowsWritten)
+			if rep.BytesToNodes+rep.BytesFromNodes > 0 {
+				printf("  nodes: %d; bytes to nodes %d, from nodes %d\n", rep.Nodes, rep.BytesToNodes, rep.BytesFromNodes)
+			}
 			phases := make([]string, 0, len(rep.Phases))
 			for p := range rep.Phases {
 				phases = append(phases, p)

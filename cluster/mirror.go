@@ -1,0 +1,231 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/invindex"
+)
+
+// Mirrored is a remote node paired with the master's own copy of its slice
+// (mirror, a LocalNode of the same range). It lets the master persist the
+// index, answer queries and reload a node that lost its slice without ever
+// fetching a slice back from a node:
+//
+//   - Begin, Deliver (with and without index), Build, Commit and Abort go to
+//     both, so the mirror follows every run from the same deltas the node
+//     receives (the chunk lists the master ships anyway); what travels per
+//     run scales with the changed documents, not with the archive;
+//   - Chunk and Count go to the remote only: the nodes do the tokenising and
+//     the counting, the expensive steps of a run;
+//   - Snapshot and Range answer from the mirror;
+//   - Install replaces the mirror's state at once and ships it to the remote
+//     at the start of the next run (Begin), within the run's context, so that
+//     an unreachable node fails a run rather than a load.
+//
+// Both sides must build the same slice: Build compares the node's postings,
+// keys and flipped documents with the mirror's, and a disagreement fails the
+// run and has the node reloaded from the mirror at the next Begin. A node
+// whose Begin answers ErrStale (restarted, empty, or on an older generation)
+// is reloaded from the mirror and its Begin retried once.
+//
+// The trade-off: the master holds a copy of every slice in memory and does
+// the index merges (Build) itself, besides the nodes; the nodes do chunking
+// and counting. For archives whose index does not fit the master's memory the
+// next step is a mirror kept on disk range by range.
+type Mirrored struct {
+	mirror *LocalNode
+	log    zerolog.Logger
+
+	mu     sync.Mutex
+	remote Node
+	// reload: the remote's committed state is unknown or wrong (a new
+	// pairing, an Install, a divergence, a failed Commit); the next Begin
+	// ships it the mirror's state first.
+	reload  bool
+	reloads int // states shipped to the remote
+}
+
+// NewMirrored pairs remote with mirror, whose range it takes. The remote is
+// reloaded from the mirror at the first Begin, whatever it holds.
+func NewMirrored(remote Node, mirror *LocalNode, log zerolog.Logger) *Mirrored {
+	return &Mirrored{remote: remote, mirror: mirror, log: log, reload: true}
+}
+
+var _ Node = (*Mirrored)(nil)
+
+// Remote is the node the mirror follows.
+func (m *Mirrored) Remote() Node {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.remote
+}
+
+// SetRemote replaces the remote by another connection to the same node (a
+// re-dialled client). The node's state is checked at the next Begin as usual.
+func (m *Mirrored) SetRemote(n Node) {
+	m.mu.Lock()
+	m.remote = n
+	m.mu.Unlock()
+}
+
+// Mirror is the master's copy.
+func (m *Mirrored) Mirror() *LocalNode { return m.mirror }
+
+// Reloads is the number of states shipped to the remote so far.
+func (m *Mirrored) Reloads() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.reloads
+}
+
+// name names the remote in errors: its address when it has one.
+func (m *Mirrored) name() string {
+	if a, ok := m.Remote().(interface{ Addr() string }); ok {
+		return a.Addr()
+	}
+	lo, hi := m.mirror.Range()
+	return fmt.Sprintf("[%d,%d)", lo, hi)
+}
+
+func (m *Mirrored) markReload() {
+	m.mu.Lock()
+	m.reload = true
+	m.mu.Unlock()
+}
+
+// install ships the mirror's committed state to the remote. For a full run
+// the old state is useless: an empty state of the range is enough.
+func (m *Mirrored) install(ctx context.Context, full bool) error {
+	st, gen := m.mirror.Snapshot()
+	if full {
+		st, gen = EmptyState(st.Base.Lo(), st.Base.Hi()), 0
+	}
+	r := m.Remote()
+	var err error
+	if ic, ok := r.(interface {
+		InstallContext(context.Context, *NodeState, int64) error
+	}); ok {
+		err = ic.InstallContext(ctx, st, gen)
+	} else {
+		err = r.Install(st, gen)
+	}
+	if err != nil {
+		return fmt.Errorf("reload node %s from the master's copy: %w", m.name(), err)
+	}
+	m.mu.Lock()
+	m.reload = false
+	m.reloads++
+	m.mu.Unlock()
+	m.log.Info().Str("node", m.name()).Int64("generation", gen).Int("postings", st.Postings()).
+		Msg("node reloaded from the master's copy")
+	return nil
+}
+
+// Range implements Node: the mirror's range.
+func (m *Mirrored) Range() (uint64, uint64) { return m.mirror.Range() }
+
+// Begin implements Node.
+func (m *Mirrored) Begin(ctx context.Context, spec RunSpec, removed []invindex.DocID) error {
+	if err := m.mirror.Begin(ctx, spec, removed); err != nil {
+		return fmt.Errorf("master's copy of node %s: %w", m.name(), err)
+	}
+	m.mu.Lock()
+	reload := m.reload
+	m.mu.Unlock()
+	if reload {
+		if err := m.install(ctx, spec.Full); err != nil {
+			return err
+		}
+	}
+	err := m.Remote().Begin(ctx, spec, removed)
+	if errors.Is(err, ErrStale) && !reload {
+		m.log.Warn().Str("node", m.name()).Err(err).Msg("node is stale; reloading it from the master's copy")
+		if err := m.install(ctx, spec.Full); err != nil {
+			return err
+		}
+		err = m.Remote().Begin(ctx, spec, removed)
+	}
+	return err
+}
+
+// Chunk implements Node: on the remote only.
+func (m *Mirrored) Chunk(ctx context.Context, batch []Text) ([]Chunked, error) {
+	return m.Remote().Chunk(ctx, batch)
+}
+
+// Deliver implements Node: to both.
+func (m *Mirrored) Deliver(ctx context.Context, docs []invindex.DocChunks, index bool) error {
+	if err := m.mirror.Deliver(ctx, docs, index); err != nil {
+		return fmt.Errorf("master's copy of node %s: %w", m.name(), err)
+	}
+	return m.Remote().Deliver(ctx, docs, index)
+}
+
+// Build implements Node: both build, concurrently, and must agree.
+func (m *Mirrored) Build(ctx context.Context) (BuildStats, error) {
+	var ms BuildStats
+	var merr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ms, merr = m.mirror.Build(ctx)
+	}()
+	rs, rerr := m.Remote().Build(ctx)
+	<-done
+	if rerr != nil {
+		return rs, rerr
+	}
+	if merr != nil {
+		return ms, fmt.Errorf("master's copy of node %s: %w", m.name(), merr)
+	}
+	if ms.Postings != rs.Postings || ms.Keys != rs.Keys || !slices.Equal(ms.Flipped, rs.Flipped) {
+		m.markReload()
+		return rs, fmt.Errorf("node %s diverged from the master's copy; it will be reloaded "+
+			"(node: %d postings, %d keys, %d flipped documents; master's copy: %d, %d, %d)",
+			m.name(), rs.Postings, rs.Keys, len(rs.Flipped), ms.Postings, ms.Keys, len(ms.Flipped))
+	}
+	return ms, nil
+}
+
+// Count implements Node: on the remote only.
+func (m *Mirrored) Count(ctx context.Context, docs []invindex.DocID) ([][]invindex.Pair, error) {
+	return m.Remote().Count(ctx, docs)
+}
+
+// Commit implements Node. The master calls it once the run is committed in
+// PostgreSQL, so the mirror always commits; a remote that fails to is
+// reloaded at the next Begin, and the error is only logged.
+func (m *Mirrored) Commit(ctx context.Context, gen int64) error {
+	if err := m.mirror.Commit(ctx, gen); err != nil {
+		return fmt.Errorf("master's copy of node %s: %w", m.name(), err)
+	}
+	if err := m.Remote().Commit(ctx, gen); err != nil {
+		m.markReload()
+		m.log.Warn().Str("node", m.name()).Err(err).Msg("node did not commit; it will be reloaded at the next run")
+	}
+	return nil
+}
+
+// Abort implements Node: on both.
+func (m *Mirrored) Abort(ctx context.Context) error {
+	_ = m.mirror.Abort(ctx)
+	return m.Remote().Abort(ctx)
+}
+
+// Snapshot implements Node: the mirror's committed state.
+func (m *Mirrored) Snapshot() (*NodeState, int64) { return m.mirror.Snapshot() }
+
+// Install implements Node: the mirror takes st now, the remote at the next Begin.
+func (m *Mirrored) Install(st *NodeState, gen int64) error {
+	if err := m.mirror.Install(st, gen); err != nil {
+		return err
+	}
+	m.markReload()
+	return nil
+}
