@@ -98,6 +98,7 @@ type Client struct {
 
 	mu     sync.Mutex
 	lo, hi uint64 // learned by Dial and Ping, set by Install
+	run    int64  // the run of the last Begin, sent with the run's calls (fence.go)
 }
 
 var _ cluster.Node = (*Client)(nil)
@@ -151,9 +152,12 @@ func (c *Client) Addr() string { return c.addr }
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 
-// ctx applies the call timeout.
+// ctx applies the call timeout and names the run the call belongs to.
 func (c *Client) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, c.opts.Timeout)
+	c.mu.Lock()
+	run := c.run
+	c.mu.Unlock()
+	return context.WithTimeout(withRun(ctx, run), c.opts.Timeout)
 }
 
 // wrap names the node and the call, maps the node's sentinel errors back, and
@@ -193,6 +197,9 @@ func (c *Client) Range() (uint64, uint64) {
 
 // Begin implements cluster.Node.
 func (c *Client) Begin(ctx context.Context, spec cluster.RunSpec, removed []invindex.DocID) error {
+	c.mu.Lock()
+	c.run = spec.Run
+	c.mu.Unlock()
 	ctx, cancel := c.ctx(ctx)
 	defer cancel()
 	p := spec.Params

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -38,6 +39,7 @@ type Server struct {
 	nodepb.UnimplementedNodeServer
 	node cluster.Node
 	log  zerolog.Logger
+	run  atomic.Int64 // the run of the last accepted Begin (fence.go); 0 after Install
 	grpc *grpc.Server
 }
 
@@ -115,11 +117,18 @@ func (s *Server) Begin(ctx context.Context, r *nodepb.BeginRequest) (*nodepb.Emp
 		return nil, badRequest(err)
 	}
 	s.log.Info().Int64("run", r.Run).Int64("base", r.Base).Bool("full", r.Full).Int("removed", len(removed)).Msg("begin")
-	return &nodepb.Empty{}, statusOf(s.node.Begin(ctx, spec, removed))
+	if err := s.node.Begin(ctx, spec, removed); err != nil {
+		return nil, statusOf(err)
+	}
+	s.run.Store(r.Run)
+	return &nodepb.Empty{}, nil
 }
 
 // Chunk implements nodepb.NodeServer.
 func (s *Server) Chunk(stream nodepb.Node_ChunkServer) error {
+	if err := checkRun(stream.Context(), s.run.Load(), "chunk"); err != nil {
+		return err
+	}
 	var parts []*nodepb.TextPart
 	for {
 		p, err := stream.Recv()
@@ -156,6 +165,9 @@ func (s *Server) Chunk(stream nodepb.Node_ChunkServer) error {
 // Deliver implements nodepb.NodeServer. The node gets the documents only once
 // the whole stream arrived, so a broken stream delivers nothing.
 func (s *Server) Deliver(stream nodepb.Node_DeliverServer) error {
+	if err := checkRun(stream.Context(), s.run.Load(), "deliver"); err != nil {
+		return err
+	}
 	var u chunkUnpacker
 	index, first := false, true
 	for {
@@ -185,6 +197,9 @@ func (s *Server) Deliver(stream nodepb.Node_DeliverServer) error {
 
 // Build implements nodepb.NodeServer.
 func (s *Server) Build(ctx context.Context, _ *nodepb.Empty) (*nodepb.BuildReply, error) {
+	if err := checkRun(ctx, s.run.Load(), "build"); err != nil {
+		return nil, err
+	}
 	st, err := s.node.Build(ctx)
 	if err != nil {
 		return nil, statusOf(err)
@@ -196,6 +211,9 @@ func (s *Server) Build(ctx context.Context, _ *nodepb.Empty) (*nodepb.BuildReply
 
 // Count implements nodepb.NodeServer.
 func (s *Server) Count(r *nodepb.CountRequest, stream nodepb.Node_CountServer) error {
+	if err := checkRun(stream.Context(), s.run.Load(), "count"); err != nil {
+		return err
+	}
 	docs, err := getU32s(nil, r.Docs, "docs")
 	if err != nil {
 		return badRequest(err)
@@ -217,6 +235,9 @@ func (s *Server) Count(r *nodepb.CountRequest, stream nodepb.Node_CountServer) e
 
 // Commit implements nodepb.NodeServer.
 func (s *Server) Commit(ctx context.Context, r *nodepb.CommitRequest) (*nodepb.Empty, error) {
+	if err := checkRun(ctx, s.run.Load(), "commit"); err != nil {
+		return nil, err
+	}
 	if err := s.node.Commit(ctx, r.Gen); err != nil {
 		return nil, statusOf(err)
 	}
@@ -226,6 +247,9 @@ func (s *Server) Commit(ctx context.Context, r *nodepb.CommitRequest) (*nodepb.E
 
 // Abort implements nodepb.NodeServer.
 func (s *Server) Abort(ctx context.Context, _ *nodepb.Empty) (*nodepb.Empty, error) {
+	if err := checkRun(ctx, s.run.Load(), "abort"); err != nil {
+		return nil, err
+	}
 	s.log.Info().Msg("run aborted")
 	return &nodepb.Empty{}, statusOf(s.node.Abort(ctx))
 }
@@ -250,6 +274,7 @@ func (s *Server) Install(stream nodepb.Node_InstallServer) error {
 	if err := s.node.Install(st, r.gen); err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
+	s.run.Store(0) // Install discards any run in progress
 	s.log.Info().Int64("generation", r.gen).Int("postings", st.Postings()).Msg("installed")
 	return stream.SendAndClose(&nodepb.Empty{})
 }
