@@ -35,7 +35,10 @@ type remoteNodes struct {
 	up      []string                   // the nodes of the engine's current master; nil before the first run
 }
 
-// pingTimeout bounds the check of every node before a run.
+// pingTimeout bounds each step of the check of a node before a run: a ping
+// on its existing connection, then, if that fails, a fresh dial. A node
+// whose old connection died thus costs up to twice this before a run (the
+// checks of all nodes run in parallel); one that is simply down, once.
 const pingTimeout = 5 * time.Second
 
 func newRemoteNodes(cfg ClusterConfig, log zerolog.Logger) *remoteNodes {

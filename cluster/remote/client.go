@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -177,6 +178,10 @@ func (c *Client) wrap(call string, err error) error {
 		hint = "the node refused our credentials: give master and node the same secret file"
 	case codes.Unavailable:
 		hint = "the node is unreachable: check that `plagd node` runs at this address and the network and TLS settings match; the run is discarded"
+		if strings.Contains(st.Message(), "certificate") || strings.Contains(st.Message(), "tls:") {
+			hint = "the TLS handshake failed: master and nodes must present certificates signed by the CA the other side trusts (cluster.tls_ca); " +
+				"a client certificate from another CA is not even sent, so the node reports it as missing"
+		}
 	case codes.DeadlineExceeded:
 		hint = fmt.Sprintf("the node did not answer within %s: it is overloaded, stuck or gone; the run is discarded", c.opts.Timeout)
 	case codes.InvalidArgument, codes.Internal:
