@@ -124,18 +124,34 @@ func clusterConfig(t testing.TB, url string, addrs []string) Config {
 }
 
 // TestCluster_SameResultAnyTopology is DESIGN.md's topology invariant with
-// remote nodes: 1, 2 and 4 node servers, the random change sequence of
+// remote nodes: 1, 2 and 4 node servers in this process, and 1, 2 and 4
+// `plagd node` processes, the random change sequence of
 // TestEngine_IncrementalEqualsFull, and after every run the similarities
 // equal the reference row for row; the bytes shipped are reported.
 func TestCluster_SameResultAnyTopology(t *testing.T) {
-	for _, k := range []int{1, 2, 4} {
-		t.Run("nodes="+strconv.Itoa(k), func(t *testing.T) {
+	for _, c := range []struct {
+		k     int
+		procs bool
+	}{{1, false}, {2, false}, {4, false}, {1, true}, {2, true}, {4, true}} {
+		k := c.k
+		name := "servers=" + strconv.Itoa(k)
+		if c.procs {
+			name = "processes=" + strconv.Itoa(k)
+		}
+		t.Run(name, func(t *testing.T) {
+			if c.procs && testing.Short() {
+				t.Skip("starts plagd node processes; skipped in -short")
+			}
 			seed := testSeed(t)
 			url := pgtest.NewDB(t)
 			pool := pgtest.Pool(t, url)
 			var addrs []string
 			for range k {
-				addrs = append(addrs, startNodeServer(t, "127.0.0.1:0").addr)
+				if c.procs {
+					addrs = append(addrs, startNodeProc(t, "127.0.0.1:0", secretFile(t)).addr)
+				} else {
+					addrs = append(addrs, startNodeServer(t, "127.0.0.1:0").addr)
+				}
 			}
 			cfg := clusterConfig(t, url, addrs)
 			e := NewEngine(cfg, pool, testLogger(t))
