@@ -150,8 +150,8 @@ func checkFailedRun(t testing.TB, e *Engine, pool *pgxpool.Pool, before committe
 }
 
 // runWith runs e while, after delay, fault is applied from another goroutine.
-// It returns the run's report, error and duration.
-func runWith(e *Engine, full bool, delay time.Duration, fault func()) (RunReport, error, time.Duration) {
+// It returns the run's report, duration and error.
+func runWith(e *Engine, full bool, delay time.Duration, fault func()) (RunReport, time.Duration, error) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -168,7 +168,7 @@ func runWith(e *Engine, full bool, delay time.Duration, fault func()) (RunReport
 	d := time.Since(start)
 	close(done)
 	<-finished // no fault lands in a later run
-	return rep, err, d
+	return rep, d, err
 }
 
 // TestCluster_NetworkFaults: two nodes, the master reaching the second
@@ -250,7 +250,7 @@ func TestCluster_NetworkFaults(t *testing.T) {
 		}
 		before := snapshotCommitted(t, e, pool)
 		delay, apply := fault()
-		rep, err, took := runWith(e, false, delay, apply)
+		rep, took, err := runWith(e, false, delay, apply)
 		tn.tripAt.Store(0) // no trip in the runs that follow
 		failed := err != nil
 		if failed {
@@ -342,7 +342,7 @@ func TestCluster_NetworkFaults(t *testing.T) {
 		m.add()
 		before := snapshotCommitted(t, e, pool)
 		delay := time.Duration(m.rng.Int64N(int64(window) * 3 / 2))
-		rep, err, took := runWith(e, m.rng.IntN(5) == 0, delay, p.Reset)
+		rep, took, err := runWith(e, m.rng.IntN(5) == 0, delay, p.Reset)
 		name := fmt.Sprintf("reset %d, %s into the run", i, delay)
 		if err != nil {
 			failed++
