@@ -221,3 +221,20 @@ func (n *LocalNode) Install(st *NodeState, gen int64) error {
 	n.committed, n.gen = st, gen
 	return nil
 }
+
+// Query implements Querier against the committed state.
+func (n *LocalNode) Query(ctx context.Context, q Query) ([]invindex.Pair, error) {
+	st, gen := n.Snapshot()
+	if q.Gen != AnyGen && gen != q.Gen {
+		return nil, fmt.Errorf("%w: node has generation %d, the query expects %d", ErrStale, gen, q.Gen)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(q.Chunks) != len(q.Checks) {
+		return nil, fmt.Errorf("query: %d chunks but %d fingerprints", len(q.Chunks), len(q.Checks))
+	}
+	return st.CountQuery(q), nil
+}
+
+var _ Querier = (*LocalNode)(nil)

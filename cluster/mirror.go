@@ -24,6 +24,10 @@ import (
 //   - Chunk and Count go to the remote only: the nodes do the tokenising and
 //     the counting, the expensive steps of a run;
 //   - Snapshot and Range answer from the mirror;
+//   - Query (a "check a file" query, outside runs) goes to the remote when
+//     its committed generation is the mirror's, and falls back to the
+//     mirror when the remote cannot answer (down, stale, to be reloaded, or
+//     a plagd without the Query call);
 //   - Install replaces the mirror's state at once and ships it to the remote
 //     at the start of the next run (Begin), within the run's context, so that
 //     an unreachable node fails a run rather than a load.
@@ -49,6 +53,8 @@ type Mirrored struct {
 	// ships it the mirror's state first.
 	reload  bool
 	reloads int // states shipped to the remote
+	// queries answered by the remote and by the mirror (Query)
+	remoteQueries, mirrorQueries int
 }
 
 // NewMirrored pairs remote with mirror, whose range it takes. The remote is
@@ -229,3 +235,50 @@ func (m *Mirrored) Install(st *NodeState, gen int64) error {
 	m.markReload()
 	return nil
 }
+
+// Query implements Querier: the remote counts, on the mirror's committed
+// generation; the mirror answers when the remote is to be reloaded, has
+// another generation, fails or does not implement Query. Either way the
+// result is the same: the remote holds the mirror's state of that
+// generation (Build checked it, Commit made it current).
+func (m *Mirrored) Query(ctx context.Context, q Query) ([]invindex.Pair, error) {
+	st, gen := m.mirror.Snapshot()
+	if q.Gen != AnyGen && gen != q.Gen {
+		return nil, fmt.Errorf("%w: master's copy of node %s has generation %d, the query expects %d", ErrStale, m.name(), gen, q.Gen)
+	}
+	if len(q.Chunks) != len(q.Checks) {
+		return nil, fmt.Errorf("query: %d chunks but %d fingerprints", len(q.Chunks), len(q.Checks))
+	}
+	m.mu.Lock()
+	reload, remote := m.reload, m.remote
+	m.mu.Unlock()
+	if r, ok := remote.(Querier); ok && !reload {
+		rq := q
+		rq.Gen = gen
+		pairs, err := r.Query(ctx, rq)
+		if err == nil {
+			m.mu.Lock()
+			m.remoteQueries++
+			m.mu.Unlock()
+			return pairs, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		m.log.Warn().Str("node", m.name()).Err(err).Msg("node did not answer a query; the master's copy answers it")
+	}
+	m.mu.Lock()
+	m.mirrorQueries++
+	m.mu.Unlock()
+	return st.CountQuery(q), nil
+}
+
+// Queries is the number of queries answered so far by the remote and by the
+// master's copy.
+func (m *Mirrored) Queries() (remote, mirror int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.remoteQueries, m.mirrorQueries
+}
+
+var _ Querier = (*Mirrored)(nil)

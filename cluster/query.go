@@ -1,6 +1,10 @@
 package cluster
 
-import "github.com/plagd/plagd/invindex"
+import (
+	"context"
+
+	"github.com/plagd/plagd/invindex"
+)
 
 // Count adds to c the chunks a query document shares with each live
 // document of st: the base slice without its tombstoned documents, plus
@@ -21,4 +25,38 @@ func (st *NodeState) Count(c *invindex.Counter, self invindex.DocID, chunks []ui
 // ID, whatever their fingerprints): the df the engine's df cap compares.
 func (st *NodeState) DF(chunk uint32) int {
 	return st.Base.DFSkip(chunk, st.tombs) + st.delta.DF(chunk)
+}
+
+// Query is a text that is not in the archive ("check a file now"), to be
+// counted against a node's committed state: its chunks (sorted, distinct,
+// with their fingerprints, restricted to the node's range), self (a DocID no
+// posting holds) and the run's df cap.
+type Query struct {
+	// Gen is the committed generation the caller expects: a node holding
+	// another answers ErrStale. AnyGen (-1) takes whatever is committed.
+	Gen    int64
+	Self   invindex.DocID
+	Chunks []uint32
+	Checks []uint8
+	DFCap  int
+}
+
+// AnyGen as Query.Gen accepts any committed generation.
+const AnyGen = -1
+
+// Querier is a node that counts queries against its committed state itself
+// (LocalNode, a remote node, a Mirrored node through its remote). A query
+// runs outside any run and may overlap one: committed states are immutable.
+type Querier interface {
+	// Query returns the partial shared-chunk counts of q within the node's
+	// range, sorted by document, with no min_shared applied (it applies to
+	// the sum over all nodes): what NodeState.Count adds to a Counter.
+	Query(ctx context.Context, q Query) ([]invindex.Pair, error)
+}
+
+// CountQuery counts q against st, as Querier.Query answers.
+func (st *NodeState) CountQuery(q Query) []invindex.Pair {
+	c := invindex.NewCounter(0)
+	st.Count(c, q.Self, q.Chunks, q.Checks, q.DFCap)
+	return c.Drain(nil, 1)
 }

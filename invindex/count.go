@@ -298,3 +298,18 @@ func (c *Counter) Drain(dst []Pair, minShared uint32) []Pair {
 	c.touched = t[:0]
 	return dst
 }
+
+// Add adds partial counts (as Drain returns them, say from other
+// processes counting other slices) to the counter's.
+func (c *Counter) Add(ps []Pair) {
+	for _, p := range ps {
+		if p.Shared == 0 {
+			continue
+		}
+		c.ensure(uint64(p.Other) + 1)
+		if c.counts[p.Other] == 0 {
+			c.touched = append(c.touched, p.Other)
+		}
+		c.counts[p.Other] += p.Shared
+	}
+}

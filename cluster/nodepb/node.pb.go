@@ -694,6 +694,82 @@ func (x *Blob) GetData() []byte {
 	return nil
 }
 
+type QueryRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Gen           int64                  `protobuf:"varint,1,opt,name=gen,proto3" json:"gen,omitempty"`      // the committed generation the master expects
+	Self          uint32                 `protobuf:"varint,2,opt,name=self,proto3" json:"self,omitempty"`    // a doc ID no posting holds
+	Chunks        []byte                 `protobuf:"bytes,3,opt,name=chunks,proto3" json:"chunks,omitempty"` // u32 per chunk, ascending, in the node's range
+	Checks        []byte                 `protobuf:"bytes,4,opt,name=checks,proto3" json:"checks,omitempty"` // u8 per chunk
+	DfCap         int64                  `protobuf:"varint,5,opt,name=df_cap,json=dfCap,proto3" json:"df_cap,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryRequest) Reset() {
+	*x = QueryRequest{}
+	mi := &file_node_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryRequest) ProtoMessage() {}
+
+func (x *QueryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_node_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryRequest.ProtoReflect.Descriptor instead.
+func (*QueryRequest) Descriptor() ([]byte, []int) {
+	return file_node_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *QueryRequest) GetGen() int64 {
+	if x != nil {
+		return x.Gen
+	}
+	return 0
+}
+
+func (x *QueryRequest) GetSelf() uint32 {
+	if x != nil {
+		return x.Self
+	}
+	return 0
+}
+
+func (x *QueryRequest) GetChunks() []byte {
+	if x != nil {
+		return x.Chunks
+	}
+	return nil
+}
+
+func (x *QueryRequest) GetChecks() []byte {
+	if x != nil {
+		return x.Checks
+	}
+	return nil
+}
+
+func (x *QueryRequest) GetDfCap() int64 {
+	if x != nil {
+		return x.DfCap
+	}
+	return 0
+}
+
 var File_node_proto protoreflect.FileDescriptor
 
 const file_node_proto_rawDesc = "" +
@@ -746,7 +822,13 @@ const file_node_proto_rawDesc = "" +
 	"\x03gen\x18\x01 \x01(\x03R\x03gen\",\n" +
 	"\x04Blob\x12\x10\n" +
 	"\x03gen\x18\x01 \x01(\x03R\x03gen\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data2\xd3\x04\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"{\n" +
+	"\fQueryRequest\x12\x10\n" +
+	"\x03gen\x18\x01 \x01(\x03R\x03gen\x12\x12\n" +
+	"\x04self\x18\x02 \x01(\rR\x04self\x12\x16\n" +
+	"\x06chunks\x18\x03 \x01(\fR\x06chunks\x12\x16\n" +
+	"\x06checks\x18\x04 \x01(\fR\x06checks\x12\x15\n" +
+	"\x06df_cap\x18\x05 \x01(\x03R\x05dfCap2\x91\x05\n" +
 	"\x04Node\x128\n" +
 	"\x05Range\x12\x14.plagd.node.v1.Empty\x1a\x19.plagd.node.v1.RangeReply\x12:\n" +
 	"\x05Begin\x12\x1b.plagd.node.v1.BeginRequest\x1a\x14.plagd.node.v1.Empty\x12:\n" +
@@ -757,7 +839,8 @@ const file_node_proto_rawDesc = "" +
 	"\x06Commit\x12\x1c.plagd.node.v1.CommitRequest\x1a\x14.plagd.node.v1.Empty\x123\n" +
 	"\x05Abort\x12\x14.plagd.node.v1.Empty\x1a\x14.plagd.node.v1.Empty\x127\n" +
 	"\bSnapshot\x12\x14.plagd.node.v1.Empty\x1a\x13.plagd.node.v1.Blob0\x01\x126\n" +
-	"\aInstall\x12\x13.plagd.node.v1.Blob\x1a\x14.plagd.node.v1.Empty(\x01B'Z%github.com/plagd/plagd/cluster/nodepbb\x06proto3"
+	"\aInstall\x12\x13.plagd.node.v1.Blob\x1a\x14.plagd.node.v1.Empty(\x01\x12<\n" +
+	"\x05Query\x12\x1b.plagd.node.v1.QueryRequest\x1a\x14.plagd.node.v1.Lists0\x01B'Z%github.com/plagd/plagd/cluster/nodepbb\x06proto3"
 
 var (
 	file_node_proto_rawDescOnce sync.Once
@@ -771,7 +854,7 @@ func file_node_proto_rawDescGZIP() []byte {
 	return file_node_proto_rawDescData
 }
 
-var file_node_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_node_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_node_proto_goTypes = []any{
 	(*Empty)(nil),         // 0: plagd.node.v1.Empty
 	(*RangeReply)(nil),    // 1: plagd.node.v1.RangeReply
@@ -784,6 +867,7 @@ var file_node_proto_goTypes = []any{
 	(*CountRequest)(nil),  // 8: plagd.node.v1.CountRequest
 	(*CommitRequest)(nil), // 9: plagd.node.v1.CommitRequest
 	(*Blob)(nil),          // 10: plagd.node.v1.Blob
+	(*QueryRequest)(nil),  // 11: plagd.node.v1.QueryRequest
 }
 var file_node_proto_depIdxs = []int32{
 	2,  // 0: plagd.node.v1.BeginRequest.params:type_name -> plagd.node.v1.Params
@@ -798,18 +882,20 @@ var file_node_proto_depIdxs = []int32{
 	0,  // 9: plagd.node.v1.Node.Abort:input_type -> plagd.node.v1.Empty
 	0,  // 10: plagd.node.v1.Node.Snapshot:input_type -> plagd.node.v1.Empty
 	10, // 11: plagd.node.v1.Node.Install:input_type -> plagd.node.v1.Blob
-	1,  // 12: plagd.node.v1.Node.Range:output_type -> plagd.node.v1.RangeReply
-	0,  // 13: plagd.node.v1.Node.Begin:output_type -> plagd.node.v1.Empty
-	5,  // 14: plagd.node.v1.Node.Chunk:output_type -> plagd.node.v1.Lists
-	0,  // 15: plagd.node.v1.Node.Deliver:output_type -> plagd.node.v1.Empty
-	7,  // 16: plagd.node.v1.Node.Build:output_type -> plagd.node.v1.BuildReply
-	5,  // 17: plagd.node.v1.Node.Count:output_type -> plagd.node.v1.Lists
-	0,  // 18: plagd.node.v1.Node.Commit:output_type -> plagd.node.v1.Empty
-	0,  // 19: plagd.node.v1.Node.Abort:output_type -> plagd.node.v1.Empty
-	10, // 20: plagd.node.v1.Node.Snapshot:output_type -> plagd.node.v1.Blob
-	0,  // 21: plagd.node.v1.Node.Install:output_type -> plagd.node.v1.Empty
-	12, // [12:22] is the sub-list for method output_type
-	2,  // [2:12] is the sub-list for method input_type
+	11, // 12: plagd.node.v1.Node.Query:input_type -> plagd.node.v1.QueryRequest
+	1,  // 13: plagd.node.v1.Node.Range:output_type -> plagd.node.v1.RangeReply
+	0,  // 14: plagd.node.v1.Node.Begin:output_type -> plagd.node.v1.Empty
+	5,  // 15: plagd.node.v1.Node.Chunk:output_type -> plagd.node.v1.Lists
+	0,  // 16: plagd.node.v1.Node.Deliver:output_type -> plagd.node.v1.Empty
+	7,  // 17: plagd.node.v1.Node.Build:output_type -> plagd.node.v1.BuildReply
+	5,  // 18: plagd.node.v1.Node.Count:output_type -> plagd.node.v1.Lists
+	0,  // 19: plagd.node.v1.Node.Commit:output_type -> plagd.node.v1.Empty
+	0,  // 20: plagd.node.v1.Node.Abort:output_type -> plagd.node.v1.Empty
+	10, // 21: plagd.node.v1.Node.Snapshot:output_type -> plagd.node.v1.Blob
+	0,  // 22: plagd.node.v1.Node.Install:output_type -> plagd.node.v1.Empty
+	5,  // 23: plagd.node.v1.Node.Query:output_type -> plagd.node.v1.Lists
+	13, // [13:24] is the sub-list for method output_type
+	2,  // [2:13] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
 	2,  // [2:2] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name
@@ -826,7 +912,7 @@ func file_node_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_node_proto_rawDesc), len(file_node_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,6 +35,7 @@ const (
 	Node_Abort_FullMethodName    = "/plagd.node.v1.Node/Abort"
 	Node_Snapshot_FullMethodName = "/plagd.node.v1.Node/Snapshot"
 	Node_Install_FullMethodName  = "/plagd.node.v1.Node/Install"
+	Node_Query_FullMethodName    = "/plagd.node.v1.Node/Query"
 )
 
 // NodeClient is the client API for Node service.
@@ -59,6 +60,12 @@ type NodeClient interface {
 	// index files (invindex.WriteSlice then invindex.WriteDelta).
 	Snapshot(ctx context.Context, in *Empty, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Blob], error)
 	Install(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[Blob, Empty], error)
+	// Query counts a text that is not in the archive ("check a file") against
+	// the node's committed state, outside any run: the server streams Lists
+	// (others and shared) holding one list, the partial counts in the node's
+	// range. A node whose committed generation is not gen answers
+	// FailedPrecondition.
+	Query(ctx context.Context, in *QueryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Lists], error)
 }
 
 type nodeClient struct {
@@ -196,6 +203,25 @@ func (c *nodeClient) Install(ctx context.Context, opts ...grpc.CallOption) (grpc
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Node_InstallClient = grpc.ClientStreamingClient[Blob, Empty]
 
+func (c *nodeClient) Query(ctx context.Context, in *QueryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Lists], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Node_ServiceDesc.Streams[5], Node_Query_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[QueryRequest, Lists]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Node_QueryClient = grpc.ServerStreamingClient[Lists]
+
 // NodeServer is the server API for Node service.
 // All implementations must embed UnimplementedNodeServer
 // for forward compatibility.
@@ -218,6 +244,12 @@ type NodeServer interface {
 	// index files (invindex.WriteSlice then invindex.WriteDelta).
 	Snapshot(*Empty, grpc.ServerStreamingServer[Blob]) error
 	Install(grpc.ClientStreamingServer[Blob, Empty]) error
+	// Query counts a text that is not in the archive ("check a file") against
+	// the node's committed state, outside any run: the server streams Lists
+	// (others and shared) holding one list, the partial counts in the node's
+	// range. A node whose committed generation is not gen answers
+	// FailedPrecondition.
+	Query(*QueryRequest, grpc.ServerStreamingServer[Lists]) error
 	mustEmbedUnimplementedNodeServer()
 }
 
@@ -257,6 +289,9 @@ func (UnimplementedNodeServer) Snapshot(*Empty, grpc.ServerStreamingServer[Blob]
 }
 func (UnimplementedNodeServer) Install(grpc.ClientStreamingServer[Blob, Empty]) error {
 	return status.Error(codes.Unimplemented, "method Install not implemented")
+}
+func (UnimplementedNodeServer) Query(*QueryRequest, grpc.ServerStreamingServer[Lists]) error {
+	return status.Error(codes.Unimplemented, "method Query not implemented")
 }
 func (UnimplementedNodeServer) mustEmbedUnimplementedNodeServer() {}
 func (UnimplementedNodeServer) testEmbeddedByValue()              {}
@@ -412,6 +447,17 @@ func _Node_Install_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Node_InstallServer = grpc.ClientStreamingServer[Blob, Empty]
 
+func _Node_Query_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(QueryRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(NodeServer).Query(m, &grpc.GenericServerStream[QueryRequest, Lists]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Node_QueryServer = grpc.ServerStreamingServer[Lists]
+
 // Node_ServiceDesc is the grpc.ServiceDesc for Node service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -466,6 +512,11 @@ var Node_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Install",
 			Handler:       _Node_Install_Handler,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "Query",
+			Handler:       _Node_Query_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "node.proto",

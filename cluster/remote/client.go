@@ -354,6 +354,42 @@ func (c *Client) count(ctx context.Context, docs []invindex.DocID) ([][]invindex
 	return u.lists, nil
 }
 
+// Query implements cluster.Querier: the node counts q against its
+// committed state (no run needed).
+func (c *Client) Query(ctx context.Context, q cluster.Query) ([]invindex.Pair, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	out, err := c.query(ctx, q)
+	return out, c.wrap("query", err)
+}
+
+func (c *Client) query(ctx context.Context, q cluster.Query) ([]invindex.Pair, error) {
+	stream, err := c.rpc.Query(ctx, &nodepb.QueryRequest{Gen: q.Gen, Self: q.Self,
+		Chunks: putU32s(nil, q.Chunks), Checks: q.Checks, DfCap: int64(q.DFCap)})
+	if err != nil {
+		return nil, err
+	}
+	var u pairUnpacker
+	for {
+		m, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := u.add(m); err != nil {
+			return nil, status.Error(codes.Internal, err.Error())
+		}
+	}
+	if len(u.docs) != 1 || u.docs[0] != q.Self {
+		return nil, status.Errorf(codes.Internal, "query: %d lists, expected one for document %d", len(u.docs), q.Self)
+	}
+	return u.lists[0], nil
+}
+
+var _ cluster.Querier = (*Client)(nil)
+
 // Commit implements cluster.Node.
 func (c *Client) Commit(ctx context.Context, gen int64) error {
 	ctx, cancel := c.ctx(ctx)

@@ -163,6 +163,50 @@ func TestRemote_SameAsLocal(t *testing.T) {
 						t.Fatalf("node %d: remote snapshot (gen %d) differs from local (gen %d)", i, rgen, lgen)
 					}
 					lo, hi := n.Range()
+					// Queries ("check a file") counted by the remote node equal
+					// those of the local one, partial counts streamed in several
+					// messages; another generation is refused as stale.
+					tok := invindex.NewTokenizer(base.Params)
+					var texts []string
+					for _, text := range live {
+						texts = append(texts, text)
+					}
+					slices.Sort(texts)
+					texts = append(texts, gen.text(), gen.text())
+					if len(texts) > 12 {
+						texts = texts[len(texts)-12:]
+					}
+					nonEmpty := 0
+					for _, text := range texts {
+						_, chunks, checks := tok.DocChunks(text)
+						a, _ := slices.BinarySearch(chunks, uint32(lo))
+						b := len(chunks)
+						if hi < 1<<32 {
+							b, _ = slices.BinarySearch(chunks, uint32(hi))
+						}
+						q := cluster.Query{Gen: lgen, Self: 1 << 30, Chunks: chunks[a:b], Checks: checks[a:b], DFCap: dfCap}
+						want, err := n.(cluster.Querier).Query(context.Background(), q)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, err := remote[i].(cluster.Querier).Query(context.Background(), q)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !slices.Equal(got, want) {
+							t.Fatalf("node %d: remote query %v, local %v", i, got, want)
+						}
+						if len(got) > 0 {
+							nonEmpty++
+						}
+						q.Gen = lgen + 1
+						if _, err := remote[i].(cluster.Querier).Query(context.Background(), q); !errors.Is(err, cluster.ErrStale) {
+							t.Fatalf("node %d: query for another generation: %v, want ErrStale", i, err)
+						}
+					}
+					if nonEmpty == 0 {
+						t.Fatalf("node %d: no query found anything", i)
+					}
 					addr, _ := startServer(t, cluster.NewLocalNode(lo, hi), Security{Secret: testSecret})
 					fresh := dial(t, addr, Security{Secret: testSecret}, Options{})
 					if err := fresh.Install(lst, lgen); err != nil {

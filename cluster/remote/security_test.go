@@ -47,6 +47,11 @@ func (s *spyNode) Abort(ctx context.Context) error {
 	return s.Node.Abort(ctx)
 }
 
+func (s *spyNode) Query(ctx context.Context, q cluster.Query) ([]invindex.Pair, error) {
+	s.called = true
+	return s.Node.(cluster.Querier).Query(ctx, q)
+}
+
 // callAll calls every method of the service with rpc and returns the error
 // of each by method name. Streams are driven to their end.
 func callAll(rpc nodepb.NodeClient) map[string]error {
@@ -95,6 +100,13 @@ func callAll(rpc nodepb.NodeClient) map[string]error {
 	_, out["Abort"] = rpc.Abort(ctx, &nodepb.Empty{})
 	out["Snapshot"] = func() error {
 		s, err := rpc.Snapshot(ctx, &nodepb.Empty{})
+		if err != nil {
+			return err
+		}
+		return drain(func() error { _, err := s.Recv(); return err })
+	}()
+	out["Query"] = func() error {
+		s, err := rpc.Query(ctx, &nodepb.QueryRequest{})
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -226,6 +227,35 @@ func (s *Server) Count(r *nodepb.CountRequest, stream nodepb.Node_CountServer) e
 		return status.Errorf(codes.Internal, "count: node returned %d lists for %d documents", len(lists), len(docs))
 	}
 	for _, m := range packPairLists(docs, lists) {
+		if err := stream.Send(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Query implements nodepb.NodeServer. It belongs to no run (queries overlap
+// runs), so it is not fenced; the generation check stands in for the fence.
+func (s *Server) Query(r *nodepb.QueryRequest, stream nodepb.Node_QueryServer) error {
+	q, ok := s.node.(cluster.Querier)
+	if !ok {
+		return status.Error(codes.Unimplemented, "query: this node does not count queries")
+	}
+	chunks, err := getU32s(nil, r.Chunks, "chunks")
+	if err != nil {
+		return badRequest(err)
+	}
+	if len(r.Checks) != len(chunks) {
+		return badRequest(fmt.Errorf("query: %d chunks but %d fingerprints", len(chunks), len(r.Checks)))
+	}
+	if !slices.IsSorted(chunks) {
+		return badRequest(errors.New("query: chunks are not sorted"))
+	}
+	pairs, err := q.Query(stream.Context(), cluster.Query{Gen: r.Gen, Self: r.Self, Chunks: chunks, Checks: r.Checks, DFCap: int(r.DfCap)})
+	if err != nil {
+		return statusOf(err)
+	}
+	for _, m := range packPairLists([]invindex.DocID{r.Self}, [][]invindex.Pair{pairs}) {
 		if err := stream.Send(m); err != nil {
 			return err
 		}
