@@ -90,7 +90,8 @@
     if (!target) return;
     var col = target.closest(".coltext");
     if (!col) return;
-    var top = target.offsetTop - col.clientHeight / 3;
+    // position within the column's scrolled content, whatever the offsetParent
+    var top = col.scrollTop + (target.getBoundingClientRect().top - col.getBoundingClientRect().top) - col.clientHeight / 3;
     if (col.scrollTo) col.scrollTo({ top: Math.max(top, 0), behavior: smooth ? "smooth" : "auto" });
     else col.scrollTop = Math.max(top, 0);
     if (quiet) return;
@@ -138,6 +139,9 @@
     });
     each("input[data-autosubmit]", function (el) {
       el.addEventListener("change", function () { if (el.form) el.form.submit(); });
+      // the form now submits itself: its Apply button is only for pages without scripts
+      var apply = el.form && el.form.querySelector(".apply");
+      if (apply) apply.hidden = true;
     });
     var filters = document.getElementById("filters");
     if (filters) liveFilters(filters);
