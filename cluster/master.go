@@ -146,3 +146,64 @@ func (m *Master) bounds() []uint64 {
 	}
 	return b
 }
+
+// DiskStater is a node whose master's copy is on disk (a DiskMirror, or a
+// Mirrored over one): its committed state without the base slice.
+type DiskStater interface {
+	DiskState() (*DiskState, int64, bool)
+}
+
+// DiskState implements DiskStater.
+func (d *DiskMirror) DiskState() (*DiskState, int64, bool) {
+	ds, gen := d.State()
+	return ds, gen, true
+}
+
+// DiskState implements DiskStater: ok is false for a copy in memory.
+func (m *Mirrored) DiskState() (*DiskState, int64, bool) {
+	if m.disk == nil {
+		return nil, 0, false
+	}
+	return m.disk.DiskState()
+}
+
+// InstallDisk is Install for nodes whose master's copy is on disk
+// (DiskMirror, or Mirrored over one): states hold the bases as files of
+// files. When their bounds differ from the nodes' ranges, they are re-split
+// from the files (ResliceDisk: one range in memory at a time).
+func (m *Master) InstallDisk(docs *invindex.DocTable, files BaseFiles, states []*DiskState, gen int64) error {
+	bounds := m.bounds()
+	same := len(states) == len(bounds)-1
+	for i := 0; same && i < len(states); i++ {
+		same = states[i].Lo == bounds[i] && states[i].Hi == bounds[i+1]
+	}
+	if !same {
+		var err error
+		if states, err = ResliceDisk(files, states, bounds, gen, docs.Len()); err != nil {
+			return fmt.Errorf("re-split from the base files: %w", err)
+		}
+	}
+	for i, n := range m.nodes {
+		var err error
+		switch d := n.(type) {
+		case *DiskMirror:
+			err = d.InstallDisk(states[i], gen)
+		case *Mirrored:
+			if d.disk == nil {
+				return fmt.Errorf("install: node %d has no disk copy", i)
+			}
+			if err = d.disk.InstallDisk(states[i], gen); err == nil {
+				d.markReload()
+			}
+		default:
+			return fmt.Errorf("install: node %d has no disk copy", i)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	m.mu.Lock()
+	m.docs, m.gen = docs, gen
+	m.mu.Unlock()
+	return nil
+}

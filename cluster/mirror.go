@@ -38,12 +38,15 @@ import (
 // whose Begin answers ErrStale (restarted, empty, or on an older generation)
 // is reloaded from the mirror and its Begin retried once.
 //
-// The trade-off: the master holds a copy of every slice in memory and does
-// the index merges (Build) itself, besides the nodes; the nodes do chunking
-// and counting. For archives whose index does not fit the master's memory the
-// next step is a mirror kept on disk range by range.
+// The trade-off: with NewMirrored the master holds a copy of every slice in
+// memory and does the index merges (Build) itself, besides the nodes; the
+// nodes do chunking and counting. With NewDiskMirrored (df_cap = 0) the copy
+// is a DiskMirror: base slices as files, only deltas in memory; the master
+// then reads a range's file for a reload, a compaction or a query fallback.
 type Mirrored struct {
-	mirror *LocalNode
+	mirror *LocalNode  // the copy in memory (nil with a disk copy)
+	disk   *DiskMirror // the copy on disk (nil with a copy in memory)
+	cp     Node        // mirror or disk
 	log    zerolog.Logger
 
 	mu     sync.Mutex
@@ -60,7 +63,22 @@ type Mirrored struct {
 // NewMirrored pairs remote with mirror, whose range it takes. The remote is
 // reloaded from the mirror at the first Begin, whatever it holds.
 func NewMirrored(remote Node, mirror *LocalNode, log zerolog.Logger) *Mirrored {
-	return &Mirrored{remote: remote, mirror: mirror, log: log, reload: true}
+	return &Mirrored{remote: remote, mirror: mirror, cp: mirror, log: log, reload: true}
+}
+
+// NewDiskMirrored pairs remote with a copy kept on disk (df_cap = 0 only; see
+// DiskMirror): the master holds no base slice in memory between runs. Every
+// use of the copy works as with NewMirrored, reading a range's base file
+// where the in-memory copy would read its slice: reloading the remote
+// (one range in memory at a time) and answering a query for a remote that
+// cannot. The Build check compares the node's postings (computed by the same
+// formula as the node, whose dead base postings are an estimate from
+// Delta.BaseDocs: the master reproduces that estimate, exact as a check of
+// the node's arithmetic on the same delta and base count), keys (base keys
+// counted when the base file was written, plus the delta's) and flipped
+// documents (none without a cap).
+func NewDiskMirrored(remote Node, disk *DiskMirror, log zerolog.Logger) *Mirrored {
+	return &Mirrored{remote: remote, disk: disk, cp: disk, log: log, reload: true}
 }
 
 var _ Node = (*Mirrored)(nil)
@@ -80,8 +98,41 @@ func (m *Mirrored) SetRemote(n Node) {
 	m.mu.Unlock()
 }
 
-// Mirror is the master's copy.
+// Mirror is the master's copy in memory (nil with a disk copy).
 func (m *Mirrored) Mirror() *LocalNode { return m.mirror }
+
+// Disk is the master's copy on disk (nil with a copy in memory).
+func (m *Mirrored) Disk() *DiskMirror { return m.disk }
+
+// ResidentPostings is the number of postings the master's copy holds in
+// memory: base and delta for a copy in memory, the delta (and the run in
+// progress) for a copy on disk.
+func (m *Mirrored) ResidentPostings() int {
+	if m.disk != nil {
+		return m.disk.ResidentPostings()
+	}
+	st, _ := m.mirror.Snapshot()
+	return st.Base.Postings() + st.Delta.Postings()
+}
+
+// withCopy calls f with the copy's committed state: the in-memory one, or
+// the disk copy's read from its base file (one range in memory at a time).
+func (m *Mirrored) withCopy(f func(st *NodeState, gen int64) error) error {
+	if m.disk != nil {
+		return m.disk.WithState(f)
+	}
+	st, gen := m.mirror.Snapshot()
+	return f(st, gen)
+}
+
+// generation is the copy's committed generation.
+func (m *Mirrored) generation() int64 {
+	if m.disk != nil {
+		return m.disk.Generation()
+	}
+	_, gen := m.mirror.Snapshot()
+	return gen
+}
 
 // Reloads is the number of states shipped to the remote so far.
 func (m *Mirrored) Reloads() int {
@@ -95,7 +146,7 @@ func (m *Mirrored) name() string {
 	if a, ok := m.Remote().(interface{ Addr() string }); ok {
 		return a.Addr()
 	}
-	lo, hi := m.mirror.Range()
+	lo, hi := m.cp.Range()
 	return fmt.Sprintf("[%d,%d)", lo, hi)
 }
 
@@ -108,18 +159,25 @@ func (m *Mirrored) markReload() {
 // install ships the mirror's committed state to the remote. For a full run
 // the old state is useless: an empty state of the range is enough.
 func (m *Mirrored) install(ctx context.Context, full bool) error {
-	st, gen := m.mirror.Snapshot()
-	if full {
-		st, gen = EmptyState(st.Base.Lo(), st.Base.Hi()), 0
+	var postings int
+	var gen int64
+	send := func(st *NodeState, g int64) error {
+		gen = g
+		r := m.Remote()
+		postings = st.Postings()
+		if ic, ok := r.(interface {
+			InstallContext(context.Context, *NodeState, int64) error
+		}); ok {
+			return ic.InstallContext(ctx, st, gen)
+		}
+		return r.Install(st, gen)
 	}
-	r := m.Remote()
 	var err error
-	if ic, ok := r.(interface {
-		InstallContext(context.Context, *NodeState, int64) error
-	}); ok {
-		err = ic.InstallContext(ctx, st, gen)
+	if full {
+		lo, hi := m.cp.Range()
+		err = send(EmptyState(lo, hi), 0)
 	} else {
-		err = r.Install(st, gen)
+		err = m.withCopy(send)
 	}
 	if err != nil {
 		return fmt.Errorf("reload node %s from the master's copy: %w", m.name(), err)
@@ -128,17 +186,17 @@ func (m *Mirrored) install(ctx context.Context, full bool) error {
 	m.reload = false
 	m.reloads++
 	m.mu.Unlock()
-	m.log.Info().Str("node", m.name()).Int64("generation", gen).Int("postings", st.Postings()).
+	m.log.Info().Str("node", m.name()).Int64("generation", gen).Int("postings", postings).
 		Msg("node reloaded from the master's copy")
 	return nil
 }
 
 // Range implements Node: the mirror's range.
-func (m *Mirrored) Range() (uint64, uint64) { return m.mirror.Range() }
+func (m *Mirrored) Range() (uint64, uint64) { return m.cp.Range() }
 
 // Begin implements Node.
 func (m *Mirrored) Begin(ctx context.Context, spec RunSpec, removed []invindex.DocID) error {
-	if err := m.mirror.Begin(ctx, spec, removed); err != nil {
+	if err := m.cp.Begin(ctx, spec, removed); err != nil {
 		return fmt.Errorf("master's copy of node %s: %w", m.name(), err)
 	}
 	m.mu.Lock()
@@ -167,7 +225,7 @@ func (m *Mirrored) Chunk(ctx context.Context, batch []Text) ([]Chunked, error) {
 
 // Deliver implements Node: to both.
 func (m *Mirrored) Deliver(ctx context.Context, docs []invindex.DocChunks, index bool) error {
-	if err := m.mirror.Deliver(ctx, docs, index); err != nil {
+	if err := m.cp.Deliver(ctx, docs, index); err != nil {
 		return fmt.Errorf("master's copy of node %s: %w", m.name(), err)
 	}
 	return m.Remote().Deliver(ctx, docs, index)
@@ -180,7 +238,7 @@ func (m *Mirrored) Build(ctx context.Context) (BuildStats, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ms, merr = m.mirror.Build(ctx)
+		ms, merr = m.cp.Build(ctx)
 	}()
 	rs, rerr := m.Remote().Build(ctx)
 	<-done
@@ -208,7 +266,7 @@ func (m *Mirrored) Count(ctx context.Context, docs []invindex.DocID) ([][]invind
 // PostgreSQL, so the mirror always commits; a remote that fails to is
 // reloaded at the next Begin, and the error is only logged.
 func (m *Mirrored) Commit(ctx context.Context, gen int64) error {
-	if err := m.mirror.Commit(ctx, gen); err != nil {
+	if err := m.cp.Commit(ctx, gen); err != nil {
 		return fmt.Errorf("master's copy of node %s: %w", m.name(), err)
 	}
 	if err := m.Remote().Commit(ctx, gen); err != nil {
@@ -220,16 +278,17 @@ func (m *Mirrored) Commit(ctx context.Context, gen int64) error {
 
 // Abort implements Node: on both.
 func (m *Mirrored) Abort(ctx context.Context) error {
-	_ = m.mirror.Abort(ctx)
+	_ = m.cp.Abort(ctx)
 	return m.Remote().Abort(ctx)
 }
 
 // Snapshot implements Node: the mirror's committed state.
-func (m *Mirrored) Snapshot() (*NodeState, int64) { return m.mirror.Snapshot() }
+// With a disk copy it reads the base file (see DiskMirror.Snapshot).
+func (m *Mirrored) Snapshot() (*NodeState, int64) { return m.cp.Snapshot() }
 
 // Install implements Node: the mirror takes st now, the remote at the next Begin.
 func (m *Mirrored) Install(st *NodeState, gen int64) error {
-	if err := m.mirror.Install(st, gen); err != nil {
+	if err := m.cp.Install(st, gen); err != nil {
 		return err
 	}
 	m.markReload()
@@ -242,7 +301,7 @@ func (m *Mirrored) Install(st *NodeState, gen int64) error {
 // result is the same: the remote holds the mirror's state of that
 // generation (Build checked it, Commit made it current).
 func (m *Mirrored) Query(ctx context.Context, q Query) ([]invindex.Pair, error) {
-	st, gen := m.mirror.Snapshot()
+	gen := m.generation()
 	if q.Gen != AnyGen && gen != q.Gen {
 		return nil, fmt.Errorf("%w: master's copy of node %s has generation %d, the query expects %d", ErrStale, m.name(), gen, q.Gen)
 	}
@@ -270,7 +329,17 @@ func (m *Mirrored) Query(ctx context.Context, q Query) ([]invindex.Pair, error) 
 	m.mu.Lock()
 	m.mirrorQueries++
 	m.mu.Unlock()
-	return st.CountQuery(q), nil
+	// A disk copy reads the range's base file for this (one range in memory
+	// at a time): slow, but the answer stays exact while the node is down.
+	var out []invindex.Pair
+	err := m.withCopy(func(st *NodeState, g int64) error {
+		if g != gen {
+			return fmt.Errorf("%w: master's copy of node %s moved to generation %d during the query", ErrStale, m.name(), g)
+		}
+		out = st.CountQuery(q)
+		return nil
+	})
+	return out, err
 }
 
 // Queries is the number of queries answered so far by the remote and by the

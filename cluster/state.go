@@ -99,3 +99,12 @@ func (st *NodeState) compact(gen int64) *NodeState {
 	nx, _ := NewNodeState(base, gen, invindex.Delta{Base: gen, BaseDocs: max(live, 0)})
 	return nx
 }
+
+// SetCompactRatio sets the compaction ratio of this process's nodes and
+// disk copies and returns the previous one: a test hook (a high ratio
+// compacts at every run with a change; the default is 8).
+func SetCompactRatio(r int) int {
+	old := compactRatio
+	compactRatio = r
+	return old
+}

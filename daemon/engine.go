@@ -29,6 +29,10 @@ type Engine struct {
 	// remote is the cluster of `plagd node` processes (cluster.nodes); nil
 	// for in-process nodes.
 	remote *remoteNodes
+	// files, with remote nodes and no df cap, holds the master's copy of the
+	// index: base slices as files, deltas in memory (cluster.DiskMirror);
+	// nil otherwise (the copy is in memory).
+	files *diskFiles
 
 	instance string
 	// Metrics, when set, is told about every run.
@@ -52,7 +56,16 @@ func NewEngine(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Engine {
 		k = len(cfg.Cluster.Nodes)
 	}
 	e := &Engine{cfg: cfg, pool: pool, log: log, store: &indexStore{dir: cfg.DataDir}}
-	e.master.Store(cluster.NewMaster(cluster.NewLocalNodes(cfg.Params(), k), e.masterLog()))
+	nodes := cluster.NewLocalNodes(cfg.Params(), k)
+	if len(cfg.Cluster.Nodes) > 0 && cfg.Engine.DFCap <= 0 {
+		// The master's copy of the index is on disk (cluster.DiskMirror).
+		e.files = &diskFiles{s: e.store, p: cfg.Params(), instance: func() string { return e.instance }}
+		for i, n := range nodes {
+			lo, hi := n.Range()
+			nodes[i] = cluster.NewDiskMirror(e.files, lo, hi)
+		}
+	}
+	e.master.Store(cluster.NewMaster(nodes, e.masterLog()))
 	if len(cfg.Cluster.Nodes) > 0 {
 		e.remote = newRemoteNodes(cfg.Cluster, log.With().Str("component", "cluster").Logger())
 	}
@@ -292,6 +305,17 @@ func (e *Engine) ensureIndex(committed int64) string {
 	if e.cur().Generation() == committed {
 		return ""
 	}
+	if e.files != nil {
+		docs, states, err := e.store.loadDisk(committed, e.instance, e.cfg.Params())
+		if err == nil {
+			err = e.cur().InstallDisk(docs, e.files, states, committed)
+		}
+		if err != nil {
+			return fmt.Sprintf("index generation %d unusable: %v", committed, err)
+		}
+		e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded (base slices stay on disk)")
+		return ""
+	}
 	docs, states, err := e.store.load(committed, e.instance, e.cfg.Params())
 	if err != nil {
 		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
@@ -338,6 +362,23 @@ func (e *Engine) save(gen int64, log zerolog.Logger) {
 // persist saves the master's committed index and drops older generations.
 func (e *Engine) persist(gen int64) error {
 	nodes := e.cur().Nodes()
+	if e.files != nil {
+		ds := make([]*cluster.DiskState, len(nodes))
+		for i, n := range nodes {
+			var g int64
+			var ok bool
+			if d, isDisk := n.(cluster.DiskStater); isDisk {
+				ds[i], g, ok = d.DiskState()
+			}
+			if !ok {
+				return fmt.Errorf("node %d has no disk copy", i)
+			}
+			if g != gen {
+				return fmt.Errorf("node %d holds generation %d, not %d", i, g, gen)
+			}
+		}
+		return e.store.save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), diskRanges(ds))
+	}
 	states := make([]*cluster.NodeState, len(nodes))
 	for i, n := range nodes {
 		st, g := n.Snapshot()
@@ -346,7 +387,7 @@ func (e *Engine) persist(gen int64) error {
 		}
 		states[i] = st
 	}
-	return e.store.save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), states)
+	return e.store.save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), memRanges(states))
 }
 
 // resolveMinShared fixes min_shared for this run: the configured value, or

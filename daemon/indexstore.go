@@ -38,28 +38,50 @@ func sliceFile(dir string, lo, hi uint64, baseGen int64) string {
 	return filepath.Join(dir, "slices", fmt.Sprintf("slice-%d-%d-g%d.idx", lo, hi, baseGen))
 }
 
+// savedRange is one range of a generation to save: its base (in memory, or
+// only its file when base is nil: a disk copy's) and its delta.
+type savedRange struct {
+	lo, hi  uint64
+	baseGen int64
+	base    *invindex.Slice // nil: the file exists already
+	delta   *invindex.Delta
+}
+
+func memRanges(states []*cluster.NodeState) []savedRange {
+	out := make([]savedRange, len(states))
+	for i, st := range states {
+		out[i] = savedRange{lo: st.Base.Lo(), hi: st.Base.Hi(), baseGen: st.BaseGen, base: st.Base, delta: &st.Delta}
+	}
+	return out
+}
+
+func diskRanges(states []*cluster.DiskState) []savedRange {
+	out := make([]savedRange, len(states))
+	for i, st := range states {
+		out[i] = savedRange{lo: st.Lo, hi: st.Hi, baseGen: st.BaseGen, delta: &st.Delta}
+	}
+	return out
+}
+
 // save writes generation gen: the base slices not yet on disk, then the
 // generation's document table and deltas.
-func (s *indexStore) save(gen int64, instance string, p invindex.Params, docs *invindex.DocTable, states []*cluster.NodeState) error {
+func (s *indexStore) save(gen int64, instance string, p invindex.Params, docs *invindex.DocTable, states []savedRange) error {
 	if err := os.MkdirAll(filepath.Join(s.dir, "slices"), 0o755); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
 	h := invindex.Header{Params: p, HashVersion: invindex.HashVersion, Instance: instance}
 	keep := map[string]bool{}
 	for _, st := range states {
-		path := sliceFile(s.dir, st.Base.Lo(), st.Base.Hi(), st.BaseGen)
+		path := sliceFile(s.dir, st.lo, st.hi, st.baseGen)
 		keep[filepath.Base(path)] = true
 		if _, err := os.Stat(path); err == nil {
 			continue // written by an earlier generation; files are never modified
 		}
-		hb := h
-		hb.Generation = st.BaseGen
-		tmp := path + ".tmp"
-		if err := writeFile(tmp, func(w *bufio.Writer) error { return invindex.WriteSlice(w, hb, st.Base) }); err != nil {
-			return err
+		if st.base == nil {
+			return fmt.Errorf("base file %s of the master's disk copy is missing", path)
 		}
-		if err := os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("publish %s: %w", path, err)
+		if err := s.writeBase(h, st.base, st.baseGen, true); err != nil {
+			return err
 		}
 	}
 	if err := syncDir(filepath.Join(s.dir, "slices")); err != nil {
@@ -79,9 +101,9 @@ func (s *indexStore) save(gen int64, instance string, p invindex.Params, docs *i
 	}
 	for i, st := range states {
 		hd := h
-		hd.Lo, hd.Hi = st.Base.Lo(), st.Base.Hi()
+		hd.Lo, hd.Hi = st.lo, st.hi
 		if err := writeFile(filepath.Join(tmp, fmt.Sprintf("delta-%03d.dlt", i)), func(w *bufio.Writer) error {
-			return invindex.WriteDelta(w, hd, &st.Delta)
+			return invindex.WriteDelta(w, hd, st.delta)
 		}); err != nil {
 			return err
 		}
@@ -97,6 +119,91 @@ func (s *indexStore) save(gen int64, instance string, p invindex.Params, docs *i
 		return err
 	}
 	return s.prune(gen, keep)
+}
+
+// writeBase writes s as the base file of generation gen, under its
+// temporary name (publish false) or published.
+func (s *indexStore) writeBase(h invindex.Header, sl *invindex.Slice, gen int64, publish bool) error {
+	path := sliceFile(s.dir, sl.Lo(), sl.Hi(), gen)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	h.Generation = gen
+	tmp := path + ".tmp"
+	if err := writeFile(tmp, func(w *bufio.Writer) error { return invindex.WriteSlice(w, h, sl) }); err != nil {
+		return err
+	}
+	if !publish {
+		return nil
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("publish %s: %w", path, err)
+	}
+	return nil
+}
+
+// diskFiles are the index store's base files as the master's disk copy
+// (cluster.BaseFiles) sees them.
+type diskFiles struct {
+	s        *indexStore
+	p        invindex.Params
+	instance func() string
+}
+
+func (f *diskFiles) header() invindex.Header {
+	return invindex.Header{Params: f.p, HashVersion: invindex.HashVersion, Instance: f.instance()}
+}
+
+func (f *diskFiles) ReadBase(lo, hi uint64, gen int64) (*invindex.Slice, error) {
+	var base *invindex.Slice
+	path := sliceFile(f.s.dir, lo, hi, gen)
+	err := readFile(path, func(r *bufio.Reader) error {
+		h, sl, err := invindex.ReadSlice(r)
+		if err == nil {
+			err = checkHeader(h, filepath.Base(path), gen, f.instance(), f.p)
+		}
+		base = sl
+		return err
+	})
+	return base, err
+}
+
+func (f *diskFiles) HasBase(lo, hi uint64, gen int64) bool {
+	_, err := os.Stat(sliceFile(f.s.dir, lo, hi, gen))
+	return err == nil
+}
+
+func (f *diskFiles) WriteBase(sl *invindex.Slice, gen int64, publish bool) error {
+	return f.s.writeBase(f.header(), sl, gen, publish)
+}
+
+func (f *diskFiles) PublishBase(lo, hi uint64, gen int64) error {
+	path := sliceFile(f.s.dir, lo, hi, gen)
+	if err := os.Rename(path+".tmp", path); err != nil {
+		return fmt.Errorf("publish %s: %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func (f *diskFiles) DiscardBase(lo, hi uint64, gen int64) {
+	_ = os.Remove(sliceFile(f.s.dir, lo, hi, gen) + ".tmp")
+}
+
+var _ cluster.BaseFiles = (*diskFiles)(nil)
+
+// checkHeader checks that a file belongs to this database, generation and parameters.
+func checkHeader(h invindex.Header, file string, want int64, instance string, p invindex.Params) error {
+	switch {
+	case h.Instance != instance:
+		return fmt.Errorf("%s belongs to another database (instance %q, want %q)", file, h.Instance, instance)
+	case h.Generation != want:
+		return fmt.Errorf("%s is generation %d, want %d", file, h.Generation, want)
+	case h.Params != p:
+		return fmt.Errorf("%s was built with parameters %+v, configuration says %+v", file, h.Params, p)
+	case h.HashVersion != invindex.HashVersion:
+		return fmt.Errorf("%s uses chunk hash version %d, this plagd has %d", file, h.HashVersion, invindex.HashVersion)
+	}
+	return nil
 }
 
 func writeFile(path string, write func(*bufio.Writer) error) error {
@@ -136,19 +243,31 @@ var errNoIndex = errors.New("no index files for this generation")
 // load reads generation gen and checks that it belongs to this database and
 // these parameters.
 func (s *indexStore) load(gen int64, instance string, p invindex.Params) (*invindex.DocTable, []*cluster.NodeState, error) {
+	var states []*cluster.NodeState
+	docs, err := s.loadWith(gen, instance, p, func(st *cluster.NodeState) { states = append(states, st) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return docs, states, nil
+}
+
+// loadDisk reads generation gen for the master's disk copy: the document
+// table and the deltas; each base file is read once to check it and take its
+// numbers (one range in memory at a time), and kept only as its file.
+func (s *indexStore) loadDisk(gen int64, instance string, p invindex.Params) (*invindex.DocTable, []*cluster.DiskState, error) {
+	var states []*cluster.DiskState
+	docs, err := s.loadWith(gen, instance, p, func(st *cluster.NodeState) { states = append(states, cluster.DiskStateOf(st)) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return docs, states, nil
+}
+
+// loadWith reads generation gen and hands each range's state to add, in order.
+func (s *indexStore) loadWith(gen int64, instance string, p invindex.Params, add func(*cluster.NodeState)) (*invindex.DocTable, error) {
 	dir := genDir(s.dir, gen)
 	check := func(h invindex.Header, file string, want int64) error {
-		switch {
-		case h.Instance != instance:
-			return fmt.Errorf("%s belongs to another database (instance %q, want %q)", file, h.Instance, instance)
-		case h.Generation != want:
-			return fmt.Errorf("%s is generation %d, want %d", file, h.Generation, want)
-		case h.Params != p:
-			return fmt.Errorf("%s was built with parameters %+v, configuration says %+v", file, h.Params, p)
-		case h.HashVersion != invindex.HashVersion:
-			return fmt.Errorf("%s uses chunk hash version %d, this plagd has %d", file, h.HashVersion, invindex.HashVersion)
-		}
-		return nil
+		return checkHeader(h, file, want, instance, p)
 	}
 	var docs *invindex.DocTable
 	err := readFile(filepath.Join(dir, "docs.tbl"), func(r *bufio.Reader) error {
@@ -160,11 +279,10 @@ func (s *indexStore) load(gen int64, instance string, p invindex.Params) (*invin
 		return err
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	names, _ := filepath.Glob(filepath.Join(dir, "delta-*.dlt"))
 	sort.Strings(names)
-	var states []*cluster.NodeState
 	var next uint64
 	for _, name := range names {
 		var hd invindex.Header
@@ -176,10 +294,10 @@ func (s *indexStore) load(gen int64, instance string, p invindex.Params) (*invin
 			}
 			return err
 		}); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if hd.Lo != next {
-			return nil, nil, fmt.Errorf("%s starts at chunk %d, expected %d: deltas missing", name, hd.Lo, next)
+			return nil, fmt.Errorf("%s starts at chunk %d, expected %d: deltas missing", name, hd.Lo, next)
 		}
 		next = hd.Hi
 		var base *invindex.Slice
@@ -192,18 +310,18 @@ func (s *indexStore) load(gen int64, instance string, p invindex.Params) (*invin
 			base = sl
 			return err
 		}); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		st, err := cluster.NewNodeState(base, delta.Base, *delta)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		states = append(states, st)
+		add(st)
 	}
 	if next != p.SpaceSize() {
-		return nil, nil, fmt.Errorf("index deltas in %s cover [0,%d), not the whole chunk space [0,%d)", dir, next, p.SpaceSize())
+		return nil, fmt.Errorf("index deltas in %s cover [0,%d), not the whole chunk space [0,%d)", dir, next, p.SpaceSize())
 	}
-	return docs, states, nil
+	return docs, nil
 }
 
 // readFile opens path and hands a buffered reader to read; a missing file is errNoIndex.
@@ -219,6 +337,18 @@ func readFile(path string, read func(*bufio.Reader) error) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	return nil
+}
+
+// sliceGen is the generation in a slice file's name (slice-lo-hi-gG.idx,
+// or its .tmp), 0 for other names.
+func sliceGen(name string) int64 {
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".tmp"), ".idx")
+	i := strings.LastIndex(name, "-g")
+	if i < 0 {
+		return 0
+	}
+	g, _ := strconv.ParseInt(name[i+2:], 10, 64)
+	return g
 }
 
 // prune deletes every generation except keep, base slices no longer
@@ -245,7 +375,10 @@ func (s *indexStore) prune(keep int64, keepSlices map[string]bool) error {
 		return err
 	}
 	for _, e := range slices {
-		if !keepSlices[e.Name()] {
+		// Bases of later generations (a run that committed meanwhile, a
+		// compaction of the master's disk copy being written) are not this
+		// save's to judge.
+		if !keepSlices[e.Name()] && sliceGen(e.Name()) <= keep {
 			os.Remove(filepath.Join(s.dir, "slices", e.Name()))
 		}
 	}

@@ -19,7 +19,8 @@ import (
 // master. Before every run the engine pings them all; the run uses those that
 // answer, in configuration order, each owning an equal part of the chunk-ID
 // space. Every remote node is paired with the master's copy of its slice
-// (cluster.Mirrored), from which the master persists the index, answers
+// (cluster.Mirrored; with df_cap 0 the copy is on disk, cluster.DiskMirror:
+// base files in data_dir/slices, deltas in memory), from which the master persists the index, answers
 // queries and reloads nodes; when the set of usable nodes changes, a new
 // master is built over them and the committed index re-split and installed
 // from that copy. A node that fails during a run fails the run; the next run
@@ -162,10 +163,35 @@ func (e *Engine) useNodes(ctx context.Context, log zerolog.Logger) error {
 	bounds := invindex.SplitRange(e.cfg.Params().SpaceSize(), len(up))
 	nodes := make([]cluster.Node, len(up))
 	for i, addr := range up {
-		nodes[i] = cluster.NewMirrored(clients[addr], cluster.NewLocalNode(bounds[i], bounds[i+1]), r.log)
+		if e.files != nil {
+			nodes[i] = cluster.NewDiskMirrored(clients[addr], cluster.NewDiskMirror(e.files, bounds[i], bounds[i+1]), r.log)
+		} else {
+			nodes[i] = cluster.NewMirrored(clients[addr], cluster.NewLocalNode(bounds[i], bounds[i+1]), r.log)
+		}
 	}
 	m := cluster.NewMaster(nodes, e.masterLog())
-	if gen := old.Generation(); gen > 0 {
+	if gen := old.Generation(); gen > 0 && e.files != nil {
+		// From the disk copy: the states' bases are files; a re-split reads
+		// them one range at a time and writes the new ranges' base files
+		// (generation gen). A background save must not prune meanwhile.
+		states := make([]*cluster.DiskState, len(old.Nodes()))
+		for i, n := range old.Nodes() {
+			var g int64
+			var ok bool
+			if d, isDisk := n.(cluster.DiskStater); isDisk {
+				states[i], g, ok = d.DiskState()
+			}
+			if !ok || g != gen {
+				return fmt.Errorf("the master's copy of node %d holds generation %d, not %d", i, g, gen)
+			}
+		}
+		e.saveMu.Lock()
+		err := m.InstallDisk(old.Docs(), e.files, states, gen)
+		e.saveMu.Unlock()
+		if err != nil {
+			return fmt.Errorf("re-split the index over %d nodes: %w", len(up), err)
+		}
+	} else if gen > 0 {
 		states := make([]*cluster.NodeState, len(old.Nodes()))
 		for i, n := range old.Nodes() {
 			var g int64
