@@ -1,15 +1,11 @@
 package daemon
 
 import (
-	"context"
 	"os"
 	"runtime"
 	"strconv"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/internal/synth"
 )
 
@@ -27,20 +23,7 @@ func TestCluster_MeasureMasterHeap(t *testing.T) {
 	opt := synth.Defaults()
 	opt.MeanWords = 1000
 	g := synth.New(opt)
-	url := pgtest.NewDB(t)
-	pool := pgtest.Pool(t, url)
-	ctx := context.Background()
-	rows := make([][]any, 0, n)
-	if err := g.Each(ctx, 0, n, 0, func(i int, d synth.Doc) error {
-		rows = append(rows, []any{d.ExternalID, d.Title, d.Text})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"documents"}, []string{"external_id", "title", "text"}, pgx.CopyFromRows(rows)); err != nil {
-		t.Fatal(err)
-	}
-	rows = nil
+	url, pool := synthArchive(t, g, n)
 	secret := secretFile(t)
 	for _, mode := range []struct {
 		name  string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/internal/synth"
@@ -43,20 +44,7 @@ func TestCluster_Measure(t *testing.T) {
 	var table []string
 	next := 0 // synthetic documents used so far as new texts
 	for _, n := range intList(t, sizes) {
-		url := pgtest.NewDB(t)
-		pool := pgtest.Pool(t, url)
-		ctx := context.Background()
-		rows := make([][]any, 0, n)
-		if err := g.Each(ctx, 0, n, 0, func(i int, d synth.Doc) error {
-			rows = append(rows, []any{d.ExternalID, d.Title, d.Text})
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := pool.CopyFrom(ctx, pgx.Identifier{"documents"}, []string{"external_id", "title", "text"}, pgx.CopyFromRows(rows)); err != nil {
-			t.Fatal(err)
-		}
-		rows = nil
+		url, pool := synthArchive(t, g, n)
 		next = n
 		for _, k := range nodeCounts {
 			cfg := DefaultConfig()
@@ -121,4 +109,24 @@ func intList(t testing.TB, s string) []int {
 		out = append(out, n)
 	}
 	return out
+}
+
+// synthArchive is a fresh database holding synthetic documents 0..n-1 of g,
+// loaded with COPY.
+func synthArchive(t testing.TB, g *synth.Generator, n int) (string, *pgxpool.Pool) {
+	t.Helper()
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	ctx := context.Background()
+	rows := make([][]any, 0, n)
+	if err := g.Each(ctx, 0, n, 0, func(i int, d synth.Doc) error {
+		rows = append(rows, []any{d.ExternalID, d.Title, d.Text})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"documents"}, []string{"external_id", "title", "text"}, pgx.CopyFromRows(rows)); err != nil {
+		t.Fatal(err)
+	}
+	return url, pool
 }
