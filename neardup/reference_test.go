@@ -1,0 +1,87 @@
+package neardup
+
+// Seeded randomness for the property tests and the generators of synthetic
+// documents and planted near-duplicates the tests and benchmarks share.
+
+import (
+	"flag"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+var seedFlag = flag.Uint64("seed", 0, "seed of the randomised tests (0: PLAGD_TEST_SEED or the clock)")
+
+// testRand returns a seeded RNG and logs the seed, so every failure can be
+// replayed with -seed=N (or PLAGD_TEST_SEED=N).
+func testRand(t testing.TB) *rand.Rand {
+	t.Helper()
+	seed := *seedFlag
+	if seed == 0 {
+		if e := os.Getenv("PLAGD_TEST_SEED"); e != "" {
+			v, err := strconv.ParseUint(e, 10, 64)
+			if err != nil {
+				t.Fatalf("PLAGD_TEST_SEED: %v", err)
+			}
+			seed = v
+		}
+	}
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (replay: go test ./neardup -run '^%s$' -seed=%d)", seed, t.Name(), seed)
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
+// zipfText returns n words drawn from a Zipf vocabulary, the shape of real
+// text, so TF-IDF has common and rare words to weigh. Half of them come from
+// the document's own topic vocabulary (topic != 0), so that unrelated
+// documents are not near-duplicates by their function words alone.
+func zipfText(r *rand.Rand, z *rand.Zipf, n int, topic int) []string {
+	ws := make([]string, n)
+	for i := range ws {
+		if topic != 0 && r.IntN(2) == 0 {
+			ws[i] = "t" + strconv.Itoa(topic) + "x" + strconv.FormatUint(z.Uint64(), 36)
+			continue
+		}
+		ws[i] = "w" + strconv.FormatUint(z.Uint64(), 36)
+	}
+	return ws
+}
+
+// edit replaces a fraction frac of the words of ws by fresh ones: a light
+// rewrite, as when a student retitles and rephrases last year's essay.
+func edit(r *rand.Rand, z *rand.Zipf, ws []string, frac float64) []string {
+	out := append([]string(nil), ws...)
+	for i := range out {
+		if r.Float64() < frac {
+			out[i] = "w" + strconv.FormatUint(z.Uint64(), 36)
+		}
+	}
+	return out
+}
+
+// laplace draws from Laplace(0, b), the shape of simhash weights under
+// TF-IDF (seed 002, figure 1a).
+func laplace(r *rand.Rand, b float64) float64 {
+	u := r.Float64() - 0.5
+	if u < 0 {
+		return b * math.Log(1+2*u)
+	}
+	return -b * math.Log(1-2*u)
+}
+
+// plantedPair draws the weights of a synthetic document (Laplace per bit)
+// and of a near-duplicate of it whose weights moved by Gaussian noise of
+// standard deviation sigma: the pair's hashes differ where the noise
+// overpowered a small weight, exactly the mechanism VOSH exploits.
+func plantedPair(r *rand.Rand, sigma float64) (a, b Weights) {
+	for j := range Bits {
+		a[j] = laplace(r, 1)
+		b[j] = a[j] - sigma*r.NormFloat64()
+	}
+	return a, b
+}
