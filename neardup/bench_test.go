@@ -53,7 +53,17 @@ var (
 // flip probabilities of a model learned from separate pairs. Pairs further
 // apart than h are redrawn, as the seed evaluates pairs at distance 1..h.
 func benchSetup(b *testing.B) *benchData {
-	benchOnce.Do(func() {
+	benchOnce.Do(func() { bench = makeBenchData(benchN) })
+	b.Logf("n=%d queries=%d planted distances 0..%d: %v; PSM t=%d budget A=%d (recall %.3f) F=%d (recall %.3f); unlimited=%d",
+		benchN, benchQueries, benchH, bench.dist, bench.psm.HeaderBits(), bench.budgetA, bench.recallA,
+		bench.budgetF, bench.recallF, unlimited(bench.psm.HeaderBits()))
+	return bench
+}
+
+// makeBenchData generates n random hashes with benchQueries planted pairs,
+// the PSM and BPHS indexes over them and PSM's calibrated budgets.
+func makeBenchData(n int) *benchData {
+	{
 		r := rand.New(rand.NewPCG(2, 3))
 		var train []Pair
 		for range 20000 {
@@ -61,11 +71,11 @@ func benchSetup(b *testing.B) *benchData {
 			train = append(train, Pair{&a, &c})
 		}
 		m := LearnFlipModel(train)
-		d := &benchData{entries: make([]Entry, benchN)}
+		d := &benchData{entries: make([]Entry, n)}
 		for i := range d.entries {
 			d.entries[i] = Entry{r.Uint64(), uint32(i)}
 		}
-		stride := benchN / benchQueries
+		stride := n / benchQueries
 		for q := range benchQueries {
 			var a, c Weights
 			for {
@@ -89,7 +99,7 @@ func benchSetup(b *testing.B) *benchData {
 			d.fresh = append(d.fresh, HashOf(&w))
 			d.freshProbs = append(d.freshProbs, m.Probs(&w))
 		}
-		d.psm = NewPSM(d.entries, HeaderBitsFor(benchN))
+		d.psm = NewPSM(d.entries, HeaderBitsFor(n))
 		d.bphs4 = NewBPHS(d.entries, 4, 1)
 		d.bphs10 = NewBPHS(d.entries, 5, 2)
 		total := 0
@@ -131,12 +141,8 @@ func benchSetup(b *testing.B) *benchData {
 		}
 		d.budgetA, d.recallA = search(false)
 		d.budgetF, d.recallF = search(true)
-		bench = d
-	})
-	b.Logf("n=%d queries=%d planted distances 0..%d: %v; PSM t=%d budget A=%d (recall %.3f) F=%d (recall %.3f); unlimited=%d",
-		benchN, benchQueries, benchH, bench.dist, bench.psm.HeaderBits(), bench.budgetA, bench.recallA,
-		bench.budgetF, bench.recallF, unlimited(bench.psm.HeaderBits()))
-	return bench
+		return d
+	}
 }
 
 func report(b *testing.B, bytes int) {

@@ -132,7 +132,13 @@ func (s *Searcher) Query(x *PSM, q uint64, p *[Bits]float64, o QueryOpts, dst []
 				s.v.Reset(p[shift:], min(o.H, x.t))
 			}
 			started = true
-			limit = min(limit, 1+1) // first group: 2 lookups, cheap exits
+			// First-match: a first group of 2 lookups, a cheap exit when
+			// the match is at the query's header or one flip away.
+			// All-matches visits every header of the budget anyway, so it
+			// issues them at once and overlaps all their cache misses.
+			if o.First {
+				limit = min(limit, 1+1)
+			}
 		}
 		for n < limit && o.H > 0 {
 			m, _, ok := s.v.Next()

@@ -22,6 +22,7 @@ type VOSH struct {
 	pos   [Bits]uint8   // pos[r] = input index of the bit of rank r
 	lodds [Bits]float64 // log(p/(1-p)) by rank, non-increasing
 	heap  []voshNode
+	cache []loddsSlot // log-odds by probability, see logOdds
 }
 
 type voshNode struct {
@@ -36,25 +37,87 @@ const probClamp = 1e-12
 // probabilities p, of sets of 1..h bits. Masks refer to indexes of p.
 func (v *VOSH) Reset(p []float64, h int) {
 	v.nb = len(p)
+	// Sort keys: floatKey orders like the float, so decreasing p, ties by
+	// index, is ascending (^floatKey(p), index): integer compares only.
+	var keys [Bits]uint64
+	ks := keys[:len(p)]
+	for i, pi := range p {
+		ks[i] = ^floatKey(pi)
+	}
 	idx := v.pos[:len(p)]
 	for i := range idx {
 		idx[i] = uint8(i)
 	}
-	// Insertion sort by decreasing p, ties by index (stable), so the order
-	// is deterministic; nb <= 64 and usually about 20 (the PSM header).
+	// Insertion sort on integer keys, stable, so the order is deterministic;
+	// nb <= 64 and usually about 20 (the PSM header).
 	for i := 1; i < len(idx); i++ {
-		for j := i; j > 0 && p[idx[j]] > p[idx[j-1]]; j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
+		x, kx := idx[i], ks[idx[i]]
+		j := i
+		for ; j > 0 && kx < ks[idx[j-1]]; j-- {
+			idx[j] = idx[j-1]
 		}
+		idx[j] = x
 	}
 	for r, i := range idx {
-		q := min(max(p[i], probClamp), 1-probClamp)
-		v.lodds[r] = math.Log(q / (1 - q))
+		v.lodds[r] = v.logOdds(p[i])
 	}
 	v.heap = v.heap[:0]
 	for s := 1; s <= min(h, v.nb); s++ {
 		v.push(uint64(1)<<s - 1)
 	}
+}
+
+// logOdds is log(q/(1-q)) for p clamped to [probClamp, 1-probClamp], from a
+// cache: FlipModel probabilities take at most MaxQuantiles+1 distinct values,
+// so a long-lived VOSH (a Searcher's) soon computes no logarithm at all. The
+// cache is keyed by the exact bits of p and stores the exact value the
+// formula gives, so the order is the same as without it.
+func (v *VOSH) logOdds(p float64) float64 {
+	key := math.Float64bits(p) ^ loddsEmpty // 0 marks an empty slot
+	if key != 0 {
+		if v.cache == nil {
+			v.cache = make([]loddsSlot, loddsCacheSize)
+		}
+		i := (key * 0x9e3779b97f4a7c15) >> (64 - loddsCacheBits)
+		for range loddsProbes {
+			e := &v.cache[i]
+			if e.key == key {
+				return e.val
+			}
+			if e.key == 0 {
+				e.key, e.val = key, logOdds(p)
+				return e.val
+			}
+			i = (i + 1) & (loddsCacheSize - 1)
+		}
+	}
+	return logOdds(p) // a full neighbourhood: not a model's probabilities
+}
+
+func logOdds(p float64) float64 {
+	q := min(max(p, probClamp), 1-probClamp)
+	return math.Log(q / (1 - q))
+}
+
+// floatKey maps x to a uint64 in the same order as x (for non-NaN x).
+func floatKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+const (
+	loddsCacheBits = 11 // 2048 slots (32 KiB) for <= 1025 values
+	loddsCacheSize = 1 << loddsCacheBits
+	loddsProbes    = 8
+	loddsEmpty     = 0x7ff8_0000_dead_beef // a NaN no model produces
+)
+
+type loddsSlot struct {
+	key uint64 // Float64bits(p) ^ loddsEmpty, 0 = empty
+	val float64
 }
 
 // score sums the log-odds of set in rank order, so the same set always gets

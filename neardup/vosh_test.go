@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -132,5 +133,32 @@ func BenchmarkVOSH(b *testing.B) {
 		for range 100 {
 			v.Next()
 		}
+	}
+}
+
+// BenchmarkVOSHQuery is VOSH's share of one PSM query over 2^20 hashes at
+// the calibrated budget: Reset on the 20 header bits of a query's learned
+// flip probabilities, then the 7 masks after the query's own header.
+func BenchmarkVOSHQuery(b *testing.B) {
+	r := rand.New(rand.NewPCG(2, 3))
+	var train []Pair
+	for range 2000 {
+		a, c := plantedPair(r, 0.05+0.15*r.Float64())
+		train = append(train, Pair{&a, &c})
+	}
+	m := LearnFlipModel(train)
+	ps := make([][Bits]float64, 2000)
+	for i := range ps {
+		a, _ := plantedPair(r, 0.1)
+		ps[i] = m.Probs(&a)
+	}
+	var v VOSH
+	i := 0
+	for b.Loop() {
+		v.Reset(ps[i][Bits-20:], 3)
+		for range 7 {
+			v.Next()
+		}
+		i = (i + 1) % len(ps)
 	}
 }
