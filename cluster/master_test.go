@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/plagd/plagd/internal/testseed"
 
 	"github.com/rs/zerolog"
 
@@ -239,14 +238,7 @@ func reference(live map[int64]string, p Plan) []Row {
 	return out
 }
 
-func seed(t *testing.T) uint64 {
-	s := uint64(time.Now().UnixNano())
-	if v := os.Getenv("PLAGD_TEST_SEED"); v != "" {
-		s, _ = strconv.ParseUint(v, 10, 64)
-	}
-	t.Logf("seed %d (replay with PLAGD_TEST_SEED=%d)", s, s)
-	return s
-}
+func seed(t *testing.T) uint64 { t.Helper(); return testseed.Seed(t) }
 
 // textGen makes texts over a small vocabulary with passages copied between them.
 type textGen struct {

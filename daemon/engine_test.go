@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/plagd/plagd/internal/testseed"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
@@ -18,14 +19,7 @@ import (
 
 // testSeed returns the seed of a randomised test, printed so that a failure
 // can be replayed with PLAGD_TEST_SEED.
-func testSeed(t testing.TB) uint64 {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("PLAGD_TEST_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (replay with PLAGD_TEST_SEED=%d)", seed, seed)
-	return seed
-}
+func testSeed(t testing.TB) uint64 { t.Helper(); return testseed.Seed(t) }
 
 // testConfig is a configuration that exercises the hard cases on small data:
 // top-k lists of 4 fill up and lose members, and two shared chunks make a pair.

@@ -4,37 +4,17 @@ package neardup
 // documents and planted near-duplicates the tests and benchmarks share.
 
 import (
-	"flag"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/plagd/plagd/internal/testseed"
 )
 
-var seedFlag = flag.Uint64("seed", 0, "seed of the randomised tests (0: PLAGD_TEST_SEED or the clock)")
-
-// testRand returns a seeded RNG and logs the seed, so every failure can be
-// replayed with -seed=N (or PLAGD_TEST_SEED=N).
-func testRand(t testing.TB) *rand.Rand {
-	t.Helper()
-	seed := *seedFlag
-	if seed == 0 {
-		if e := os.Getenv("PLAGD_TEST_SEED"); e != "" {
-			v, err := strconv.ParseUint(e, 10, 64)
-			if err != nil {
-				t.Fatalf("PLAGD_TEST_SEED: %v", err)
-			}
-			seed = v
-		}
-	}
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (replay: go test ./neardup -run '^%s$' -seed=%d)", seed, t.Name(), seed)
-	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-}
+// testRand returns a seeded RNG and logs the seed (internal/testseed), so
+// every failure can be replayed with -seed=N or PLAGD_TEST_SEED=N.
+func testRand(t testing.TB) *rand.Rand { t.Helper(); return testseed.Rand(t) }
 
 // zipfText returns n words drawn from a Zipf vocabulary, the shape of real
 // text, so TF-IDF has common and rare words to weigh. Half of them come from

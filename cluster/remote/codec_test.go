@@ -4,25 +4,17 @@ import (
 	"bytes"
 	"io"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
-	"time"
+
+	"github.com/plagd/plagd/internal/testseed"
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/nodepb"
 	"github.com/plagd/plagd/invindex"
 )
 
-func seed(t *testing.T) uint64 {
-	s := uint64(time.Now().UnixNano())
-	if v := os.Getenv("PLAGD_TEST_SEED"); v != "" {
-		s, _ = strconv.ParseUint(v, 10, 64)
-	}
-	t.Logf("seed %d (replay with PLAGD_TEST_SEED=%d)", s, s)
-	return s
-}
+func seed(t *testing.T) uint64 { t.Helper(); return testseed.Seed(t) }
 
 // withPart runs f with a message budget of n bytes.
 func withPart(t *testing.T, n int) {
