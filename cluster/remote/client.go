@@ -241,17 +241,8 @@ func (c *Client) chunk(ctx context.Context, batch []cluster.Text) ([]cluster.Chu
 		return nil, err
 	}
 	var u chunkUnpacker
-	for {
-		m, err := stream.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := u.add(m); err != nil {
-			return nil, status.Error(codes.Internal, err.Error())
-		}
+	if err := recvLists(stream.Recv, u.add); err != nil {
+		return nil, err
 	}
 	if len(u.docs) != len(batch) || len(u.words) != len(batch) {
 		return nil, status.Errorf(codes.Internal, "chunk: %d results for %d texts", len(u.docs), len(batch))
@@ -331,17 +322,8 @@ func (c *Client) count(ctx context.Context, docs []invindex.DocID) ([][]invindex
 		return nil, err
 	}
 	var u pairUnpacker
-	for {
-		m, err := stream.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := u.add(m); err != nil {
-			return nil, status.Error(codes.Internal, err.Error())
-		}
+	if err := recvLists(stream.Recv, u.add); err != nil {
+		return nil, err
 	}
 	if len(u.docs) != len(docs) {
 		return nil, status.Errorf(codes.Internal, "count: %d lists for %d documents", len(u.docs), len(docs))
@@ -370,17 +352,8 @@ func (c *Client) query(ctx context.Context, q cluster.Query) ([]invindex.Pair, e
 		return nil, err
 	}
 	var u pairUnpacker
-	for {
-		m, err := stream.Recv()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := u.add(m); err != nil {
-			return nil, status.Error(codes.Internal, err.Error())
-		}
+	if err := recvLists(stream.Recv, u.add); err != nil {
+		return nil, err
 	}
 	if len(u.docs) != 1 || u.docs[0] != q.Self {
 		return nil, status.Errorf(codes.Internal, "query: %d lists, expected one for document %d", len(u.docs), q.Self)
@@ -463,4 +436,21 @@ func (c *Client) InstallContext(ctx context.Context, st *cluster.NodeState, gen 
 	c.lo, c.hi = st.Base.Lo(), st.Base.Hi()
 	c.mu.Unlock()
 	return nil
+}
+
+// recvLists feeds every Lists message of a reply stream to add until the
+// stream ends; a message add cannot decode is the node's fault (Internal).
+func recvLists(recv func() (*nodepb.Lists, error), add func(*nodepb.Lists) error) error {
+	for {
+		m, err := recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := add(m); err != nil {
+			return status.Error(codes.Internal, err.Error())
+		}
+	}
 }
