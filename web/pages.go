@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/daemon"
-	"github.com/plagd/plagd/extract"
 )
 
 // overviewData is the start page: the archive in four numbers, what failed,
@@ -152,9 +151,9 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		stored++
-		if _, err := extract.Text(in.Content, in.Filename, in.ContentType, s.cfg.ExtractOptions()); err != nil {
+		if warning := s.extractWarning(in.Content, in.Filename, in.ContentType, in.Text); warning != "" {
 			warned++
-			notes = append(notes, fh.Filename+": stored, but the next run will mark it failed: "+err.Error())
+			notes = append(notes, fh.Filename+": stored, but "+warning)
 		}
 	}
 	msg := fmt.Sprintf("%d of %d files stored; the next run indexes them.", stored, len(r.MultipartForm.File["file"]))
