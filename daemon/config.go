@@ -31,6 +31,20 @@ type Config struct {
 	HTTP     HTTPConfig     `yaml:"http"`
 	Extract  ExtractConfig  `yaml:"extract"`
 	Cluster  ClusterConfig  `yaml:"cluster"`
+	NearDup  NearDupConfig  `yaml:"neardup"`
+}
+
+// NearDupConfig tunes near-duplicate detection with simhash (docs/NEARDUP.md).
+type NearDupConfig struct {
+	// Distance is h: documents whose 64-bit simhashes differ in at most this
+	// many bits are near-duplicates (the seed's 3).
+	Distance int `yaml:"distance"`
+	// Budget is the header lookups a query may make (PSM with VOSH, the
+	// most likely first); 0 makes every query exact. Upload checks and
+	// reports ask one query each; `plagd dups` one per document.
+	Budget int `yaml:"budget"`
+	// SampleDocs is how many documents a model rebuild counts words in.
+	SampleDocs int `yaml:"sample_docs"`
 }
 
 // ClusterConfig makes runs use remote `plagd node` processes instead of
@@ -157,6 +171,7 @@ func DefaultConfig() Config {
 		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
 			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}}},
 		Cluster: ClusterConfig{Nodes: []string{}, CallTimeout: 5 * time.Minute},
+		NearDup: NearDupConfig{Distance: 3, Budget: 64, SampleDocs: 10000},
 	}
 }
 
@@ -263,6 +278,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	set("PLAGD_CLUSTER_TLS_CA", str(&c.Cluster.TLSCA))
 	set("PLAGD_CLUSTER_CALL_TIMEOUT", dur(&c.Cluster.CallTimeout))
 	set("PLAGD_CLUSTER_INSECURE", boolean(&c.Cluster.Insecure))
+	set("PLAGD_NEARDUP_DISTANCE", num(&c.NearDup.Distance))
+	set("PLAGD_NEARDUP_BUDGET", num(&c.NearDup.Budget))
+	set("PLAGD_NEARDUP_SAMPLE_DOCS", num(&c.NearDup.SampleDocs))
 	return firstErr
 }
 
@@ -291,6 +309,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("http.cookie_secure must be auto, always or never, got %q", c.HTTP.CookieSecure)
 	case c.HTTP.MaxRequestBytes < 1<<10:
 		return fmt.Errorf("http.max_request_bytes must be at least 1024, got %d", c.HTTP.MaxRequestBytes)
+	case c.NearDup.Distance < 0 || c.NearDup.Distance > 10:
+		return fmt.Errorf("neardup.distance must be 0 to 10 bits, got %d (3 finds re-uploads and light edits)", c.NearDup.Distance)
+	case c.NearDup.Budget < 0:
+		return fmt.Errorf("neardup.budget must be 0 (exact) or positive, got %d", c.NearDup.Budget)
+	case c.NearDup.SampleDocs < 100:
+		return fmt.Errorf("neardup.sample_docs must be at least 100, got %d", c.NearDup.SampleDocs)
 	}
 	return c.Cluster.Validate()
 }

@@ -195,7 +195,15 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		return rep, err
 	}
 	t := time.Now()
-	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs)
+	nd, err := e.nearDupPhase(ctx, runID, full, out)
+	rep.Phases["neardup"] = time.Since(t)
+	if err != nil {
+		e.abort(ctx)
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, err
+	}
+	t = time.Now()
+	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs, nd)
 	rep.Phases["commit"] = time.Since(t)
 	if err != nil {
 		e.abort(ctx)

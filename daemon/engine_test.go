@@ -133,6 +133,7 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg Config, when st
 	if d := diffRows(got, want); d != "" {
 		t.Fatalf("%s: similarities differ from the reference (%d rows stored, %d expected):\n%s", when, len(got), len(want), d)
 	}
+	checkSimhashes(t, pool, cfg, when)
 	return got
 }
 

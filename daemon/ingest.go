@@ -44,6 +44,18 @@ type IngestOptions struct {
 	// the same: the run marks them failed, and a fixed file re-ingested
 	// clears the failure). Costs one extraction per file.
 	Check *extract.Options
+	// NearDups, when set with Check, compares each stored file's text with
+	// the archive and the files stored before it at once (before any run)
+	// and lists near-duplicates in the summary.
+	NearDups *NearDups
+}
+
+// IngestNearDup is a stored file whose text is within neardup.distance bits
+// of documents already stored.
+type IngestNearDup struct {
+	Path       string          `json:"path"`
+	ID         int64           `json:"id"`
+	Candidates []NearDuplicate `json:"candidates"`
 }
 
 // IngestFailure is a file that was not stored, with the reason in words.
@@ -67,6 +79,9 @@ type IngestSummary struct {
 	// Unreadable are files stored whose text cannot be extracted (with Check):
 	// the next run will mark them failed with this reason.
 	Unreadable []IngestFailure `json:"unreadable,omitempty"`
+	// NearDuplicates are added or changed files that nearly equal stored
+	// documents (with Check and NearDups).
+	NearDuplicates []IngestNearDup `json:"near_duplicates,omitempty"`
 }
 
 // Stored is the number of files now in the database as they are on disk.
@@ -104,7 +119,7 @@ on conflict (external_id) do update set
     deleted_at   = null,
     updated_at   = now()
 where d.content is distinct from excluded.content or d.deleted_at is not null
-returning (xmax = 0) as inserted`
+returning id, (xmax = 0) as inserted`
 
 // Ingest loads files into the documents table, keyed by external_id: a file
 // named directly is keyed by its base name, a file found in folder F by
@@ -181,7 +196,7 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 	if len(queued) == 0 {
 		return nil
 	}
-	formats, unreadable := checkFiles(queued, contents, opt.Check)
+	formats, texts, unreadable := checkFiles(queued, contents, opt.Check)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("ingest: begin transaction: %w", err)
@@ -189,12 +204,14 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	var added, updated, unchanged int
 	var bytes int64
+	stored := make([]int64, len(queued)) // document IDs of added and updated files; 0 for unchanged
 	results := tx.SendBatch(ctx, &batch)
-	for _, f := range queued {
+	for i, f := range queued {
 		var inserted bool
-		err := results.QueryRow().Scan(&inserted)
+		err := results.QueryRow().Scan(&stored[i], &inserted)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
+			stored[i] = 0
 			unchanged++
 		case err != nil:
 			results.Close()
@@ -225,25 +242,61 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 		sum.Formats[f] += n
 	}
 	sum.Unreadable = append(sum.Unreadable, unreadable...)
+	if opt.NearDups != nil && texts != nil {
+		return checkNearDups(ctx, opt.NearDups, queued, stored, texts, sum, log)
+	}
+	return nil
+}
+
+// checkNearDups compares the texts of the files a batch added or changed
+// with the archive, in file order, recording each hash before the next file
+// is checked: two copies in one import are reported at the second.
+func checkNearDups(ctx context.Context, nd *NearDups, files []ingestFile, ids []int64, texts []*string,
+	sum *IngestSummary, log zerolog.Logger) error {
+	for i, f := range files {
+		if ids[i] == 0 || texts[i] == nil {
+			continue
+		}
+		dups, err := nd.CheckAndRecord(ctx, ids[i], *texts[i])
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			// The file is stored; only the early warning is lost (the
+			// report page and `plagd dups` still find it after the run).
+			log.Warn().Err(err).Str("path", f.path).Msg("ingest: near-duplicate check failed")
+			continue
+		}
+		if len(dups) > 0 {
+			sum.NearDuplicates = append(sum.NearDuplicates, IngestNearDup{Path: f.path, ID: ids[i], Candidates: dups})
+			log.Info().Str("path", f.path).Int64("id", ids[i]).Int64("near", dups[0].ID).
+				Int("distance", dups[0].Distance).Int("candidates", len(dups)).Msg("ingest: near-duplicate")
+		}
+	}
 	return nil
 }
 
 // checkFiles detects each file's format and, with opt, extracts it on all
-// cores, returning the counts by format and the files whose text cannot be had.
-func checkFiles(files []ingestFile, contents [][]byte, opt *extract.Options) (map[string]int, []IngestFailure) {
+// cores, returning the counts by format, the texts (nil without opt, or for
+// a file whose text cannot be had) and the files whose text cannot be had.
+func checkFiles(files []ingestFile, contents [][]byte, opt *extract.Options) (map[string]int, []*string, []IngestFailure) {
 	formats := map[string]int{}
 	reasons := make([]string, len(files))
+	var texts []*string
 	for i, f := range files {
 		formats[string(extract.DetectFormat(contents[i], filepath.Base(f.path), ""))]++
 	}
 	if opt != nil {
+		texts = make([]*string, len(files))
 		var g errgroup.Group
 		g.SetLimit(runtime.GOMAXPROCS(0))
 		for i, f := range files {
 			g.Go(func() error {
 				name := filepath.Base(f.path)
-				if _, err := extract.Text(contents[i], name, extract.ContentType(name), *opt); err != nil {
+				if text, err := extract.Text(contents[i], name, extract.ContentType(name), *opt); err != nil {
 					reasons[i] = err.Error()
+				} else {
+					texts[i] = &text
 				}
 				return nil
 			})
@@ -256,7 +309,7 @@ func checkFiles(files []ingestFile, contents [][]byte, opt *extract.Options) (ma
 			bad = append(bad, IngestFailure{Path: files[i].path, Reason: r})
 		}
 	}
-	return formats, bad
+	return formats, texts, bad
 }
 
 // readLimited reads a file unless it is over max bytes, checking the size

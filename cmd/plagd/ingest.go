@@ -34,7 +34,10 @@ folder's name and its path inside it ("theses/2024/x.pdf").
 
 A file that is already stored with the same content is left alone; one whose
 content changed, or that was deleted, is updated and picked up by the next
-run. Hidden files and folders are skipped; symbolic links are followed.
+run. Unless --no-check is given, each added or changed file is extracted at
+once: files whose text cannot be had are listed, and so are files whose
+text nearly equals a stored document's (a simhash within neardup.distance
+bits: a re-upload, a resubmission with a new title page), before any run. Hidden files and folders are skipped; symbolic links are followed.
 
 Folders are searched for files with the extensions %s unless --ext is given.
 Files larger than extract.max_bytes are reported and not stored. A file that
@@ -65,6 +68,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 			if !noCheck {
 				check := cfg.ExtractOptions()
 				opt.Check = &check
+				opt.NearDups = daemon.NewNearDups(pool, cfg)
 			}
 			sum, err := daemon.Ingest(ctx, pool, opt, logger(cfg))
 			printIngestSummary(sum)
@@ -77,7 +81,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 	f := cmd.Flags()
 	f.StringVar(&kind, "kind", "", "document kind stored with each file (thesis, essay, ...)")
 	f.StringSliceVar(&exts, "ext", nil, "only files with these extensions, comma-separated (default: all supported formats)")
-	f.BoolVar(&noCheck, "no-check", false, "do not extract each file now to report unreadable ones (faster bulk imports)")
+	f.BoolVar(&noCheck, "no-check", false, "do not extract each file now to report unreadable ones and near-duplicates (faster bulk imports)")
 	return cmd
 }
 
@@ -103,6 +107,15 @@ func printIngestSummary(s daemon.IngestSummary) {
 		printf("\nstored, but no text can be extracted (the next run marks them failed):\n")
 		for _, f := range s.Unreadable {
 			printf("  %s: %s\n", f.Path, f.Reason)
+		}
+	}
+	if len(s.NearDuplicates) > 0 {
+		printf("\nstored, and nearly the same text as documents already stored (`plagd dups` lists all clusters):\n")
+		for _, n := range s.NearDuplicates {
+			printf("  %s (#%d) is near:\n", n.Path, n.ID)
+			for _, d := range n.Candidates {
+				printf("    #%-7d %-7s  %s\n", d.ID, plural(d.Distance, "bit"), describeNear(d))
+			}
 		}
 	}
 	if len(s.Failures) > 0 {
