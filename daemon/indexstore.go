@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/plagd/plagd/cluster"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
 )
 

@@ -45,8 +45,8 @@ type NearDups struct {
 
 	mu       sync.Mutex
 	model    *nearModel
-	ids      []int64        // Entry.ID -> document ID
-	psm      *neardup.PSM   // hashes up to seq at the last rebuild
+	ids      []int64         // Entry.ID -> document ID
+	psm      *neardup.PSM    // hashes up to seq at the last rebuild
 	recent   []neardup.Entry // written since, searched by brute force
 	seq      int64
 	searcher sync.Pool
@@ -171,7 +171,9 @@ func (n *NearDups) search(ctx context.Context, s nearSnapshot, hash uint64, W *n
 	}); err != nil {
 		return nil, fmt.Errorf("read near-duplicate candidates: %w", err)
 	}
-	slices.SortFunc(out, func(a, b NearDuplicate) int { return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(out, func(a, b NearDuplicate) int {
+		return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.ID, b.ID))
+	})
 	return out, nil
 }
 
