@@ -45,7 +45,6 @@ const (
 	// documents are added so the distribution is not learned from noise.
 	minRealPairs = 200
 	synthPairs   = 1000
-	textBatch    = 256 // texts read and hashed per round trip
 )
 
 // nearDupPhase hashes what the run indexed and, when due, rebuilds the model
@@ -107,28 +106,34 @@ func (e *Engine) nearDupPhase(ctx context.Context, runID int64, full bool, out *
 // hashTexts hashes the texts of ids, staged by this run or stored, on all
 // cores. A document without a text there is skipped.
 func (e *Engine) hashTexts(ctx context.Context, runID int64, m *nearModel, ids []int64, staged bool) ([]simhashRow, error) {
-	out := make([]simhashRow, 0, len(ids))
 	workers := runtime.GOMAXPROCS(0)
-	hs := make([]*hasher, workers)
-	for i := range hs {
-		hs[i] = m.hasher(e.cfg.Params())
+	parts := make([][]simhashRow, workers)
+	texts := make(chan idText, 4*workers)
+	var g errgroup.Group
+	for w := range workers {
+		g.Go(func() error {
+			h := m.hasher(e.cfg.Params())
+			for t := range texts {
+				hash, W := h.hash(t.text)
+				parts[w] = append(parts[w], simhashRow{id: t.id, hash: hash, W: W})
+			}
+			return nil
+		})
 	}
-	err := e.eachTextBatch(ctx, runID, ids, staged, func(batch []idText) error {
-		rows := make([]simhashRow, len(batch))
-		var g errgroup.Group
-		for w := range workers {
-			g.Go(func() error {
-				for i := w; i < len(batch); i += workers {
-					h, W := hs[w].hash(batch[i].text)
-					rows[i] = simhashRow{id: batch[i].id, hash: h, W: W}
-				}
-				return nil
-			})
+	err := e.eachText(ctx, runID, ids, staged, func(t idText) error {
+		select {
+		case texts <- t:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		g.Wait()
-		out = append(out, rows...)
-		return nil
 	})
+	close(texts)
+	g.Wait()
+	var out []simhashRow
+	for _, p := range parts {
+		out = append(out, p...)
+	}
 	return out, err
 }
 
@@ -137,31 +142,31 @@ type idText struct {
 	text string
 }
 
-// eachTextBatch reads the texts of ids in batches: from the run's stage, or
-// from document_texts.
-func (e *Engine) eachTextBatch(ctx context.Context, runID int64, ids []int64, staged bool, fn func([]idText) error) error {
+// eachText streams the texts of ids, each once: from the run's stage (one
+// scan of it, whatever the number of ids) or from document_texts.
+func (e *Engine) eachText(ctx context.Context, runID int64, ids []int64, staged bool, fn func(idText) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	q := `select doc_id, body from document_texts where doc_id = any($1) and $2::bigint is not null`
 	if staged {
-		q = `select distinct on (doc_id) doc_id, body from plagd_text_stage
-			where doc_id = any($1) and run_id = $2 order by doc_id`
+		q = `select doc_id, body from plagd_text_stage where doc_id = any($1) and run_id = $2`
 	}
-	for len(ids) > 0 {
-		b := ids[:min(len(ids), textBatch)]
-		ids = ids[len(b):]
-		rows, err := e.pool.Query(ctx, q, b, runID)
-		if err != nil {
-			return fmt.Errorf("read texts to hash: %w", err)
+	rows, err := e.pool.Query(ctx, q, ids, runID)
+	if err != nil {
+		return fmt.Errorf("read texts to hash: %w", err)
+	}
+	seen := make(map[int64]bool, len(ids)) // the stage may hold a document twice (retried batch)
+	var t idText
+	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.text}, func() error {
+		if seen[t.id] {
+			return nil
 		}
-		batch, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (idText, error) {
-			var t idText
-			return t, r.Scan(&t.id, &t.text)
-		})
-		if err != nil {
-			return fmt.Errorf("read texts to hash: %w", err)
-		}
-		if err := fn(batch); err != nil {
-			return err
-		}
+		seen[t.id] = true
+		return fn(t)
+	})
+	if err != nil {
+		return fmt.Errorf("read texts to hash: %w", err)
 	}
 	return nil
 }
@@ -182,21 +187,19 @@ func (e *Engine) buildNearModel(ctx context.Context, runID int64, indexed, other
 	var words []invindex.Word
 	var fs []neardup.Feature
 	var sampled []idText // kept for synthetic pairs
-	keep := func(batch []idText) error {
-		for _, t := range batch {
-			words = tok.Words(t.text, words[:0])
-			fs = neardup.TermCounts(words, fs[:0])
-			df.Add(fs)
-			if len(sampled) < synthPairs {
-				sampled = append(sampled, t)
-			}
+	keep := func(t idText) error {
+		words = tok.Words(t.text, words[:0])
+		fs = neardup.TermCounts(words, fs[:0])
+		df.Add(fs)
+		if len(sampled) < synthPairs {
+			sampled = append(sampled, t)
 		}
 		return nil
 	}
-	if err := e.eachTextBatch(ctx, runID, pickI, true, keep); err != nil {
+	if err := e.eachText(ctx, runID, pickI, true, keep); err != nil {
 		return nil, err
 	}
-	if err := e.eachTextBatch(ctx, runID, pickO, false, keep); err != nil {
+	if err := e.eachText(ctx, runID, pickO, false, keep); err != nil {
 		return nil, err
 	}
 	m.SampleDocs = df.Docs
@@ -270,11 +273,9 @@ func (e *Engine) realPairs(ctx context.Context, h *hasher) ([]neardup.Pair, erro
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	weights := make(map[int64]*neardup.Weights, len(ids))
-	if err := e.eachTextBatch(ctx, 0, ids, false, func(batch []idText) error {
-		for _, t := range batch {
-			_, W := h.hash(t.text)
-			weights[t.id] = &W
-		}
+	if err := e.eachText(ctx, 0, ids, false, func(t idText) error {
+		_, W := h.hash(t.text)
+		weights[t.id] = &W
 		return nil
 	}); err != nil {
 		return nil, err

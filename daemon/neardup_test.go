@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/bits"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -329,5 +330,52 @@ func TestNearDups_ModelRebuild(t *testing.T) {
 	}
 	if m.Docs != 20 || m.SampleDocs != 20 || len(m.Flip.Abs) == 0 || m.PairsSynth == 0 {
 		t.Fatalf("model: docs %d, sample %d, %d flip quantiles, %d synthetic pairs", m.Docs, m.SampleDocs, len(m.Flip.Abs), m.PairsSynth)
+	}
+}
+
+// TestIngest_NearDuplicates: plagd ingest reports a file that nearly equals
+// a stored document, and two copies within one import at the second, before
+// any run; an unchanged re-import reports nothing again.
+func TestIngest_NearDuplicates(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(testSeed(t), 11))
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 1)
+	orig := essayWords(r, 700)
+	other := essayWords(r, 700)
+	dir := t.TempDir()
+	putFile(t, filepath.Join(dir, "2023", "essay.txt"), strings.Join(orig, " "))
+	putFile(t, filepath.Join(dir, "2023", "other.txt"), strings.Join(other, " "))
+	putFile(t, filepath.Join(dir, "2024", "essay-again.txt"), reformat(orig))
+	check := cfg.ExtractOptions()
+	opt := IngestOptions{Roots: []string{dir}, Check: &check, NearDups: NewNearDups(pool, cfg)}
+	sum, err := Ingest(ctx, pool, opt, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.NearDuplicates) != 1 {
+		t.Fatalf("first import: near-duplicates %+v, want one", sum.NearDuplicates)
+	}
+	nd := sum.NearDuplicates[0]
+	if !strings.HasSuffix(nd.Path, "essay-again.txt") || len(nd.Candidates) != 1 ||
+		!strings.HasSuffix(nd.Candidates[0].ExternalID, "2023/essay.txt") || nd.Candidates[0].Distance != 0 {
+		t.Fatalf("first import: near-duplicate %+v, want essay-again.txt near 2023/essay.txt at 0 bits", nd)
+	}
+
+	// A resubmission in a later import, after a run.
+	mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	putFile(t, filepath.Join(dir, "2025", "essay-2025.txt"), reformat(orig[3:]))
+	sum, err = Ingest(ctx, pool, opt, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.NearDuplicates) != 1 || len(sum.NearDuplicates[0].Candidates) != 2 || sum.Added != 1 || sum.Unchanged != 3 {
+		t.Fatalf("second import: %+v; want 1 added, near both earlier copies", sum)
+	}
+	for _, c := range sum.NearDuplicates[0].Candidates {
+		if c.Pending {
+			t.Fatalf("after the run, candidate %+v is still pending", c)
+		}
 	}
 }
