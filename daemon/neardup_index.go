@@ -214,27 +214,29 @@ func (n *NearDups) CheckAndRecord(ctx context.Context, id int64, text string) ([
 	return dups, nil
 }
 
-// Of finds the near-duplicates of a stored document from its stored hash:
-// none when it has no hash of the current model (not yet through a run,
-// or failed).
-func (n *NearDups) Of(ctx context.Context, id int64) ([]NearDuplicate, error) {
+// Of finds the near-duplicates of a stored document from its stored hash.
+// hashed is false when the document has no hash of the current model (not
+// yet through a run nor uploaded through plagd, or failed): then "none"
+// means "not checked", not "no near-duplicate".
+func (n *NearDups) Of(ctx context.Context, id int64) (dups []NearDuplicate, hashed bool, err error) {
 	s, err := n.snapshot(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var hash int64
 	var wb []byte
 	err = n.pool.QueryRow(ctx, `select hash, weights from simhashes where doc_id = $1 and model = $2`,
 		id, s.model.Version).Scan(&hash, &wb)
 	if err == pgx.ErrNoRows {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the simhash of document %d: %w", id, err)
+		return nil, false, fmt.Errorf("read the simhash of document %d: %w", id, err)
 	}
 	W, err := decodeWeights(wb)
 	if err != nil {
-		return nil, fmt.Errorf("document %d: %w", id, err)
+		return nil, true, fmt.Errorf("document %d: %w", id, err)
 	}
-	return n.search(ctx, s, uint64(hash), &W, id)
+	dups, err = n.search(ctx, s, uint64(hash), &W, id)
+	return dups, true, err
 }

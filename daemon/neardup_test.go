@@ -183,18 +183,18 @@ func TestNearDups_UploadRunDelete(t *testing.T) {
 	e := NewEngine(cfg, pool, testLogger(t))
 	mustRun(t, e, false)
 	checkSimhashes(t, pool, cfg, "after the first run")
-	got, err = nd.Of(ctx, b)
-	if err != nil || !slices.Equal(nearIDs(got), []int64{a}) || got[0].Pending {
+	got, hashed, err := nd.Of(ctx, b)
+	if err != nil || !hashed || !slices.Equal(nearIDs(got), []int64{a}) || got[0].Pending {
 		t.Fatalf("after the run, near-duplicates of b: %+v, %v; want [%d], not pending", got, err, a)
 	}
-	if got, err := nd.Of(ctx, c); err != nil || len(got) != 0 {
+	if got, hashed, err := nd.Of(ctx, c); err != nil || !hashed || len(got) != 0 {
 		t.Fatalf("after the run, near-duplicates of c: %v, %v; want none", got, err)
 	}
 
 	if err := DeleteDocument(ctx, pool, a); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := nd.Of(ctx, b); err != nil || len(got) != 0 {
+	if got, _, err := nd.Of(ctx, b); err != nil || len(got) != 0 {
 		t.Fatalf("after deleting a: near-duplicates of b %v, %v; want none", nearIDs(got), err)
 	}
 	mustRun(t, e, false)

@@ -40,6 +40,20 @@ type documentResponse struct {
 	// Warning says that the next run will mark the document failed, and
 	// why, after a create or an update that stored new content.
 	Warning string `json:"warning,omitempty"`
+	// NearDuplicates are the documents within neardup.distance bits of the
+	// new content, found at once, before any run: present (possibly empty)
+	// after a create or an update that stored new content, absent otherwise.
+	NearDuplicates *[]daemon.NearDuplicate `json:"near_duplicates,omitempty"`
+	// NearDuplicatesError says that the near-duplicate check could not be
+	// made; the document is stored all the same.
+	NearDuplicatesError string `json:"near_duplicates_error,omitempty"`
+}
+
+// withNearDups adds an upload-time near-duplicate check to a response.
+func (d documentResponse) withNearDups(res nearDupResult) documentResponse {
+	list := nonNil(res.List)
+	d.NearDuplicates, d.NearDuplicatesError = &list, res.Err
+	return d
 }
 
 type documentList struct {
@@ -85,11 +99,15 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	warning := s.extractWarning(in.Content, in.Filename, in.ContentType, in.Text)
+	text, warning := s.extractText(in.Content, in.Filename, in.ContentType, in.Text)
 	id, err := daemon.CreateDocument(r.Context(), s.pool, in)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
+	}
+	var near nearDupResult
+	if warning == "" {
+		near = s.recordNearDups(r.Context(), id, text)
 	}
 	d, err := daemon.GetDocument(r.Context(), s.pool, id)
 	if err != nil {
@@ -97,9 +115,9 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Str("filename", in.Filename).
-		Bool("unreadable", warning != "").Msg("document created through the API")
+		Bool("unreadable", warning != "").Int("near_duplicates", len(near.List)).Msg("document created through the API")
 	w.Header().Set("Location", fmt.Sprintf("/api/v1/documents/%d", id))
-	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: warning})
+	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: warning}.withNearDups(near))
 }
 
 // documentInput reads a new document from a multipart form (a file in the
@@ -217,13 +235,10 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	warning := ""
-	if p.Content != nil || p.Text != nil {
-		var text string
-		if p.Text != nil {
-			text = *p.Text
-		}
-		warning = s.extractWarning(p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), text)
+	newContent := p.Content != nil || p.Text != nil
+	var text, warning string
+	if newContent {
+		text, warning = s.extractText(p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ptrValue(p.Text))
 	}
 	if deleted != nil && !*deleted {
 		p.Undelete = true
@@ -238,14 +253,22 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var near nearDupResult
+	if newContent && warning == "" && (deleted == nil || !*deleted) {
+		near = s.recordNearDups(r.Context(), id, text)
+	}
 	d, err := daemon.GetDocument(r.Context(), s.pool, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_content", p.Content != nil || p.Text != nil).
-		Msg("document updated through the API")
-	writeJSON(w, http.StatusOK, documentResponse{Document: d, Warning: warning})
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_content", newContent).
+		Int("near_duplicates", len(near.List)).Msg("document updated through the API")
+	resp := documentResponse{Document: d, Warning: warning}
+	if newContent {
+		resp = resp.withNearDups(near)
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // patchFields are the fields PUT /api/v1/documents/{id} accepts.

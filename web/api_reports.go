@@ -27,6 +27,18 @@ type apiReportBody struct {
 	TextWithheld bool                `json:"text_withheld,omitempty"`
 	Sources      []apiSourceBody     `json:"sources"`
 	Filter       daemon.ReportFilter `json:"filter"`
+	// NearDuplicates are the documents within neardup.distance bits of
+	// the text (headers only, restricted ones flagged), nearest first,
+	// whatever the filter; empty when none (or, for a document, when it
+	// has no hash yet: GET .../near-duplicates says which).
+	NearDuplicates      []daemon.NearDuplicate `json:"near_duplicates"`
+	NearDuplicatesError string                 `json:"near_duplicates_error,omitempty"`
+}
+
+// withNearDups adds a near-duplicate query's answer to a report.
+func (b apiReportBody) withNearDups(res nearDupResult) apiReportBody {
+	b.NearDuplicates, b.NearDuplicatesError = nonNil(res.List), res.Err
+	return b
 }
 
 // apiSourceBody is one source: daemon.SourceReport's fields plus its text
@@ -133,7 +145,8 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 	f := rq.filter()
 	b := reportBody(raw.Filter(f), f, !raw.Restricted || admin, admin)
 	b.Status = doc.Status
-	writeJSON(w, http.StatusOK, b)
+	near, _ := s.nearDupsOf(r.Context(), doc.ID)
+	writeJSON(w, http.StatusOK, b.withNearDups(near))
 }
 
 // apiDocHead is a document's header in a pair report.
@@ -223,7 +236,7 @@ func (s *Server) apiPairReport(w http.ResponseWriter, r *http.Request) {
 // apiCheck is POST /api/v1/check: a file (multipart field "file"), a
 // pasted text (multipart or form field "text") or JSON {"text": "...",
 // "filename": "..."} checked against the archive and reported, filtered by
-// the query string; nothing is stored.
+// the query string, with its near-duplicates; nothing is stored.
 func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
 	rq, err := parseReportQuery(r.URL.Query())
 	if err != nil {
@@ -246,6 +259,8 @@ func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
 	f := rq.filter()
 	b := reportBody(raw.Filter(f), f, true, who(r).seesRestricted())
 	b.Filename = filename
-	s.log.Info().Str("user", who(r).User.Name).Str("file", filename).Int("sources", len(raw.Sources)).Msg("check (API)")
+	b = b.withNearDups(s.checkNearDups(r.Context(), text))
+	s.log.Info().Str("user", who(r).User.Name).Str("file", filename).Int("sources", len(raw.Sources)).
+		Int("near_duplicates", len(b.NearDuplicates)).Msg("check (API)")
 	writeJSON(w, http.StatusOK, b)
 }

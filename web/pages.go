@@ -84,6 +84,9 @@ type documentsData struct {
 	Prev, Next    string
 	MaxBytes      int64
 	Formats       string
+	// Uploaded are the files a form upload just stored, with their
+	// near-duplicates (?uploaded=).
+	Uploaded []uploadedRow
 }
 
 const documentsPageSize = 50
@@ -111,6 +114,9 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status,
 		Statuses: []string{"indexed", "pending", "failed", "deleted"}, Docs: docs,
 		MaxBytes: s.cfg.Extract.MaxBytes, Formats: ".pdf,.docx,.odt,.rtf,.html,.htm,.txt,.md,.xml"}
+	if up := q.Get("uploaded"); up != "" {
+		data.Uploaded = s.uploadedRows(r.Context(), up)
+	}
 	if more {
 		data.Next = link(offset + documentsPageSize)
 	}
@@ -124,13 +130,16 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 // (with scripts, upload.js sends each file to POST /api/v1/documents and
 // shows its progress). Every file is stored, readable or not: the next run
 // marks unreadable ones failed, and the page says which those will be.
+// Readable ones are checked for near-duplicates at once; the documents page
+// the browser is sent to lists each stored file with its near-duplicates
+// (?uploaded=), linked.
 func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	if r.MultipartForm == nil || len(r.MultipartForm.File["file"]) == 0 {
 		s.fail(w, r, false, http.StatusBadRequest, "bad_request", "choose one or more files to upload")
 		return
 	}
-	var stored, warned int
-	var notes []string
+	var stored, warned, near int
+	var notes, ids []string
 	for _, fh := range r.MultipartForm.File["file"] {
 		in, err := documentFromForm(r, fh, s.cfg.Extract.MaxBytes)
 		if err != nil {
@@ -142,7 +151,8 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			in.ExternalID = ""
 			in.Title = strings.TrimSuffix(fh.Filename, filepath.Ext(fh.Filename))
 		}
-		if _, err := daemon.CreateDocument(r.Context(), s.pool, in); err != nil {
+		id, err := daemon.CreateDocument(r.Context(), s.pool, in)
+		if err != nil {
 			if errors.Is(err, daemon.ErrExternalIDTaken) {
 				notes = append(notes, fh.Filename+": "+err.Error())
 				continue
@@ -151,17 +161,40 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		stored++
-		if warning := s.extractWarning(in.Content, in.Filename, in.ContentType, in.Text); warning != "" {
+		if len(ids) < maxUploadedShown {
+			ids = append(ids, strconv.FormatInt(id, 10))
+		}
+		text, warning := s.extractText(in.Content, in.Filename, in.ContentType, in.Text)
+		if warning != "" {
 			warned++
 			notes = append(notes, fh.Filename+": stored, but "+warning)
+			continue
+		}
+		res := s.recordNearDups(r.Context(), id, text)
+		if res.Err != "" {
+			notes = append(notes, fh.Filename+": stored, but "+res.Err)
+		}
+		if len(res.List) > 0 {
+			near++
 		}
 	}
 	msg := fmt.Sprintf("%d of %d files stored; the next run indexes them.", stored, len(r.MultipartForm.File["file"]))
+	switch near {
+	case 0:
+	case 1:
+		msg += " 1 file is a near-duplicate of a document in the archive (see below)."
+	default:
+		msg += fmt.Sprintf(" %d files are near-duplicates of documents in the archive (see below).", near)
+	}
 	for _, n := range notes {
 		msg += " " + n + "."
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int("stored", stored).Int("unreadable", warned).Msg("upload")
-	http.Redirect(w, r, "/documents?status=pending&done="+url.QueryEscape(msg), http.StatusSeeOther)
+	s.log.Info().Str("user", who(r).User.Name).Int("stored", stored).Int("unreadable", warned).Int("near_duplicates", near).Msg("upload")
+	v := url.Values{"status": {"pending"}, "done": {msg}}
+	if len(ids) > 0 {
+		v.Set("uploaded", strings.Join(ids, ","))
+	}
+	http.Redirect(w, r, "/documents?"+v.Encode(), http.StatusSeeOther)
 }
 
 // editDocument saves the edit form of the report page (staff): metadata
@@ -207,9 +240,22 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, documentError(err))
 		return
 	}
+	done := "Saved."
+	if p.Content != nil {
+		// the replacement is compared at once; the report page lists what it found
+		if text, warning := s.extractText(p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ""); warning == "" {
+			res := s.recordNearDups(r.Context(), id, text)
+			switch {
+			case res.Err != "":
+				done += " But " + res.Err + "."
+			case len(res.List) > 0:
+				done += " The new file is a near-duplicate of another document: see Near-duplicates."
+			}
+		}
+	}
 	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("restricted", restricted).
 		Bool("new_file", p.Content != nil).Msg("document edited")
-	http.Redirect(w, r, fmt.Sprintf("/documents/%d?done=%s", id, url.QueryEscape("Saved.")), http.StatusSeeOther)
+	http.Redirect(w, r, fmt.Sprintf("/documents/%d?done=%s", id, url.QueryEscape(done)), http.StatusSeeOther)
 }
 
 // deleteDocument soft-deletes a document (staff): it leaves the index and

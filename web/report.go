@@ -150,7 +150,10 @@ type checkEntry struct {
 	Filename string
 	Created  time.Time
 	Report   daemon.Report
-	size     int
+	// Near are the archive's near-duplicates of the text, found when it
+	// was checked.
+	Near nearDupResult
+	size int
 }
 
 // checkCache keeps check results for ttl after they were made, at most max
@@ -172,12 +175,13 @@ func newCheckCache(n int, ttl time.Duration) *checkCache {
 		items: map[string]*list.Element{}, now: time.Now}
 }
 
-// put stores a report for owner under a new random key and returns it.
-func (c *checkCache) put(owner int64, filename string, rep daemon.Report) *checkEntry {
+// put stores a report and the near-duplicates of its text for owner under
+// a new random key and returns it.
+func (c *checkCache) put(owner int64, filename string, rep daemon.Report, near nearDupResult) *checkEntry {
 	var b [18]byte
 	_, _ = rand.Read(b[:])
 	e := &checkEntry{Key: base64.RawURLEncoding.EncodeToString(b[:]), Owner: owner, Filename: filename,
-		Report: rep, size: reportSize(rep)}
+		Report: rep, Near: near, size: reportSize(rep)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e.Created = c.now()
@@ -496,6 +500,9 @@ type reportView struct {
 	Filename string
 	Notice   string // a note above the report (a pending document's previous version)
 	NoReport string // why there is no report; then nothing else is shown
+	// NearDups is the near-duplicates section, shown first; nil where it
+	// does not apply (a failed or deleted document, a partial=1 region).
+	NearDups *nearDupSection
 	Q        reportQuery
 	Region   *reportRegion
 	Edit     bool // staff: the metadata form and the delete button

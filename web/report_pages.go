@@ -138,6 +138,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	case "deleted":
 		v.NoReport = "This document is deleted: the next run removes it from the index and from every report."
 	}
+	var sources []daemon.SourceReport // the report's, for the near-duplicates' side-by-side links
 	if v.NoReport == "" {
 		raw, err := s.rawReport(ctx, id)
 		switch {
@@ -155,7 +156,13 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			v.Region = buildRegion(raw, rq, v.Base, !h.Restricted || who(r).seesRestricted())
+			sources = raw.Sources
 		}
+	}
+	if r.URL.Query().Get("partial") != "1" && (doc.Status == "indexed" || doc.Status == "pending") {
+		res, checked := s.nearDupsOf(ctx, id)
+		v.NearDups = s.nearDupView(res, v.Base, sources, doc.Status == "pending")
+		v.NearDups.Unchecked = !checked
 	}
 	s.showReport(w, r, v)
 }
@@ -258,9 +265,9 @@ func (s *Server) checkForm(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "check", s.checkFormData(r))
 }
 
-// checkSubmit checks a file or pasted text against the committed index,
-// keeps the raw report in memory for its owner and sends them to it.
-// Nothing reaches the database.
+// checkSubmit checks a file or pasted text against the committed index and
+// for near-duplicates, keeps the raw report in memory for its owner and
+// sends them to it. Nothing reaches the database.
 func (s *Server) checkSubmit(w http.ResponseWriter, r *http.Request) {
 	fail := func(err error) {
 		status, _ := checkStatus(err)
@@ -286,8 +293,10 @@ func (s *Server) checkSubmit(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	e := s.checks.put(who(r).User.ID, filename, rep)
-	s.log.Info().Str("user", who(r).User.Name).Str("file", filename).Int("sources", len(rep.Sources)).Msg("check")
+	near := s.checkNearDups(r.Context(), text)
+	e := s.checks.put(who(r).User.ID, filename, rep, near)
+	s.log.Info().Str("user", who(r).User.Name).Str("file", filename).Int("sources", len(rep.Sources)).
+		Int("near_duplicates", len(near.List)).Msg("check")
 	http.Redirect(w, r, "/check/"+e.Key, http.StatusSeeOther)
 }
 
@@ -378,6 +387,7 @@ func (s *Server) checkResult(w http.ResponseWriter, r *http.Request) {
 	v := reportView{pageBase: s.base(r, "Check: "+checkName(e)), Base: "/check/" + e.Key,
 		Doc: docHeader{Title: checkName(e)}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
 	v.Region = buildRegion(rep, rq, v.Base, true) // the caller's own text
+	v.NearDups = s.nearDupView(e.Near, v.Base, e.Report.Sources, false)
 	s.showReport(w, r, v)
 }
 

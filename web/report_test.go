@@ -746,7 +746,7 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 	c := newCheckCache(2, time.Hour)
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return now }
-	e1 := c.put(1, "a.txt", daemon.Report{Text: "a"})
+	e1 := c.put(1, "a.txt", daemon.Report{Text: "a"}, nearDupResult{})
 	if _, ok := c.get(e1.Key, 1); !ok {
 		t.Fatal("owner cannot read their check")
 	}
@@ -757,8 +757,8 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 		t.Fatal("nobody reads the check")
 	}
 	now = now.Add(30 * time.Minute)
-	e2 := c.put(1, "b.txt", daemon.Report{Text: "b"})
-	e3 := c.put(1, "c.txt", daemon.Report{Text: "c"})
+	e2 := c.put(1, "b.txt", daemon.Report{Text: "b"}, nearDupResult{})
+	e3 := c.put(1, "c.txt", daemon.Report{Text: "c"}, nearDupResult{})
 	if _, ok := c.get(e1.Key, 1); ok {
 		t.Fatal("the oldest check outlived the entry bound")
 	}
@@ -774,8 +774,8 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 		t.Fatal("a check older than the TTL is still there")
 	}
 	c.maxBytes = 10
-	c.put(3, "", daemon.Report{Text: strings.Repeat("x", 8)})
-	c.put(3, "", daemon.Report{Text: strings.Repeat("y", 8)})
+	c.put(3, "", daemon.Report{Text: strings.Repeat("x", 8)}, nearDupResult{})
+	c.put(3, "", daemon.Report{Text: strings.Repeat("y", 8)}, nearDupResult{})
 	if c.order.Len() != 1 || c.bytes != 8 {
 		t.Fatalf("byte bound: %d entries, %d bytes", c.order.Len(), c.bytes)
 	}

@@ -298,7 +298,7 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 	}
 	// the schemas name every field the API sends
 	for name, v := range map[string]any{"Document": daemon.Document{}, "SimilarRow": daemon.SimilarRow{}, "RunInfo": daemon.RunInfo{},
-		"Report": daemon.Report{}, "SourceReport": daemon.SourceReport{}} {
+		"Report": daemon.Report{}, "SourceReport": daemon.SourceReport{}, "NearDuplicate": daemon.NearDuplicate{}} {
 		props, _ := schemas[name].(map[string]any)["properties"].(map[string]any)
 		rt := reflect.TypeOf(v)
 		for i := range rt.NumField() {

@@ -31,8 +31,12 @@ type Options struct {
 	// the daemon shares its own (Daemon.Engine), so a check sees the newest
 	// committed run without loading the index twice.
 	Engine *daemon.Engine
-	Runner Runner // nil: no daemon in this process
-	Log    zerolog.Logger
+	// NearDups answers "is this a near-duplicate?" at upload, on report
+	// pages and for checks; the daemon may share its own, so that one
+	// in-memory simhash index serves the process. nil: New builds one.
+	NearDups *daemon.NearDups
+	Runner   Runner // nil: no daemon in this process
+	Log      zerolog.Logger
 }
 
 // Server is plagd's web interface and JSON API: server-rendered pages for
@@ -43,12 +47,15 @@ type Server struct {
 	cfg    daemon.Config
 	pool   *pgxpool.Pool
 	engine *daemon.Engine
-	runner Runner
-	log    zerolog.Logger
-	users  *auth.Store
-	pages  map[string]*template.Template
-	mux    *http.ServeMux
-	routes []Route
+	// neardups finds documents within neardup.distance bits of a text's
+	// simhash, before any run (upload-time hashes) and after.
+	neardups *daemon.NearDups
+	runner   Runner
+	log      zerolog.Logger
+	users    *auth.Store
+	pages    map[string]*template.Template
+	mux      *http.ServeMux
+	routes   []Route
 	// reports keeps aligned reports of stored documents, so that a teacher
 	// toggling a filter does not wait for the alignment again.
 	reports *reportCache
@@ -67,13 +74,16 @@ func New(opt Options) (*Server, error) {
 		return nil, fmt.Errorf("web templates: %w", err)
 	}
 	s := &Server{
-		cfg: opt.Config, pool: opt.Pool, engine: opt.Engine, runner: opt.Runner, log: opt.Log,
+		cfg: opt.Config, pool: opt.Pool, engine: opt.Engine, neardups: opt.NearDups, runner: opt.Runner, log: opt.Log,
 		users: auth.NewStore(opt.Pool), pages: pages, mux: http.NewServeMux(),
 		reports: newReportCache(64), checks: newCheckCache(256, time.Hour), logins: newLoginThrottle(),
 		now: time.Now,
 	}
 	if s.engine == nil {
 		s.engine = daemon.NewEngine(opt.Config, opt.Pool, opt.Log)
+	}
+	if s.neardups == nil {
+		s.neardups = daemon.NewNearDups(opt.Pool, opt.Config)
 	}
 	s.register()
 	return s, nil

@@ -153,19 +153,20 @@ func parseFlag(field, s string) (bool, error) {
 	return false, problemf(errBadRequest, "%s must be true or false, got %q", field, s)
 }
 
-// extractWarning tries what the next run will do with a document's content
-// (a file, or plain text when content is nil) and says so when the run
-// will mark it failed: "" when the text can be had. The document is stored
-// either way, so that a fixed file uploaded again clears the failure.
-func (s *Server) extractWarning(content []byte, filename, contentType, text string) string {
+// extractText tries what the next run will do with a document's content
+// (a file, or plain text when content is nil): it returns the text, for the
+// upload-time near-duplicate check, or says when the run will mark the
+// document failed (warning; text is then ""). The document is stored either
+// way, so that a fixed file uploaded again clears the failure.
+func (s *Server) extractText(content []byte, filename, contentType, text string) (extracted, warning string) {
 	var err error
 	if content != nil {
-		_, err = extract.Text(content, filename, contentType, s.cfg.ExtractOptions())
+		extracted, err = extract.Text(content, filename, contentType, s.cfg.ExtractOptions())
 	} else {
-		_, err = extract.Text([]byte(text), "", "text/plain; charset=utf-8", s.cfg.ExtractOptions())
+		extracted, err = extract.Text([]byte(text), "", "text/plain; charset=utf-8", s.cfg.ExtractOptions())
 	}
 	if err != nil {
-		return "the next run will mark it failed: " + err.Error()
+		return "", "the next run will mark it failed: " + err.Error()
 	}
-	return ""
+	return extracted, ""
 }

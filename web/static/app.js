@@ -16,7 +16,8 @@
 
   // Upload: each file is sent on its own to POST /api/v1/documents, two at a
   // time, with a progress bar and the server's verdict per file (stored,
-  // stored but unreadable with the reason, or refused).
+  // stored but unreadable with the reason, or refused), and the documents it
+  // nearly duplicates, which the server finds at once.
   function enhanceUpload(form) {
     var list = document.getElementById("upload-list");
     var maxBytes = parseInt(form.getAttribute("data-max-bytes"), 10) || 0;
@@ -30,7 +31,7 @@
       shared.delete("csrf");
       list.innerHTML = "";
       var queue = files.map(function (f) { return { file: f, row: addRow(f) }; });
-      var done = 0, ok = 0, warned = 0, failed = 0;
+      var done = 0, ok = 0, warned = 0, failed = 0, near = 0;
       function next() {
         var job = queue.shift();
         if (!job) return;
@@ -53,8 +54,13 @@
           try { body = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
           if (xhr.status === 201) {
             var link = '<a href="/documents/' + body.document.id + '">document ' + body.document.id + "</a>";
+            var dups = body.near_duplicates || [];
             if (body.warning) { warned++; finish(job.row, "warn", "stored as " + link + "; " + escapeHTML(body.warning), true); }
-            else { ok++; finish(job.row, "ok", "stored as " + link, true); }
+            else {
+              ok++;
+              if (dups.length) near++;
+              finish(job.row, dups.length ? "ok near" : "ok", "stored as " + link + nearVerdict(dups, body.near_duplicates_error), true);
+            }
           } else {
             failed++;
             finish(job.row, "error", (body.error && body.error.message) || ("HTTP " + xhr.status));
@@ -69,7 +75,8 @@
         if (done === files.length) {
           var sum = document.createElement("li");
           sum.className = "summary";
-          sum.textContent = ok + " stored, " + warned + " stored but unreadable, " + failed + " refused. The next run indexes them. ";
+          sum.textContent = ok + " stored" + (near ? " (" + near + " of them near-duplicates)" : "") + ", " + warned +
+            " stored but unreadable, " + failed + " refused. The next run indexes them. ";
           var more = document.createElement("a");
           more.href = "/documents?status=pending";
           more.textContent = "Show the pending documents";
@@ -100,6 +107,23 @@
       row.bar.value = 1;
       if (html) row.msg.innerHTML = text; else row.msg.textContent = text;
     }
+  }
+
+  // nearVerdict says, as the upload page does without scripts (the
+  // "neardup-verdict" template), which documents an upload nearly duplicates.
+  function nearVerdict(dups, err) {
+    var out = "";
+    if (dups.length) {
+      out = " — near-duplicate of " + dups.map(function (d) {
+        var name = d.title || d.external_id || ("Document " + d.id);
+        var apart = d.distance === 0 ? "same fingerprint" : d.distance === 1 ? "1 bit apart" : d.distance + " bits apart";
+        return '<a href="/documents/' + d.id + '">#' + d.id + " “" + escapeHTML(name) + "”</a> (" + apart + ")" +
+          (d.pending ? ' <span class="badge b-pending">pending</span>' : "") +
+          (d.restricted ? ' <span class="badge b-restricted">restricted</span>' : "");
+      }).join(", ");
+    }
+    if (err) return out + "; " + escapeHTML(err);
+    return dups.length ? out : "; no near-duplicate";
   }
 
   function escapeHTML(s) {
