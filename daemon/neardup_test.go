@@ -231,7 +231,16 @@ func TestNearDups_Clusters(t *testing.T) {
 			add(strings.Join(essayWords(r, 800), " "))
 		}
 	}
-	mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	e := NewEngine(cfg, pool, testLogger(t))
+	mustRun(t, e, false)
+	// The first model had no committed similarities to learn from; a full
+	// run rebuilds it from the archive's own near-duplicate pairs (the
+	// re-uploads are 100 % similar both ways).
+	mustRun(t, e, true)
+	if m, err := loadNearModel(ctx, pool); err != nil || m.PairsReal < 4 {
+		t.Fatalf("model after the full run: %d real pairs (%v), want at least the 4 re-uploads", m.PairsReal, err)
+	}
+	checkSimhashes(t, pool, cfg, "after the full run")
 
 	// The reference: every pair within h, by brute force, grouped.
 	rows, _ := pool.Query(ctx, `select doc_id, hash from simhashes order by doc_id`)
