@@ -117,7 +117,7 @@ const lookupGroup = 16
 func (s *Searcher) Query(x *PSM, q uint64, p *[Bits]float64, o QueryOpts, dst []Match) ([]Match, int) {
 	shift := Bits - x.t
 	lookups := 0
-	started := false
+	started := false // VOSH set up for this query
 	for {
 		// Collect the next group of masks: the query itself first, then VOSH.
 		n := 0
@@ -125,28 +125,29 @@ func (s *Searcher) Query(x *PSM, q uint64, p *[Bits]float64, o QueryOpts, dst []
 		if o.Budget > 0 {
 			limit = min(limit, o.Budget-lookups)
 		}
-		if !started {
+		if lookups == 0 {
 			s.masks[0] = 0
 			n = 1
-			if o.H > 0 && limit > 1 { // a first-match query often ends here
-				s.v.Reset(p[shift:], min(o.H, x.t))
-			}
+		}
+		// First-match looks up the query's own header alone before setting
+		// up VOSH: a near-duplicate that differs only outside the header
+		// bits (about half of the planted ones) is then found for one
+		// lookup and no VOSH at all; if not, the rest of the budget goes
+		// in one group. All-matches visits every header of the budget
+		// anyway, so it issues them all at once with its own and overlaps
+		// all their cache misses.
+		if !started && !(o.First && lookups == 0) {
 			started = true
-			// First-match: a first group of 2 lookups, a cheap exit when
-			// the match is at the query's header or one flip away.
-			// All-matches visits every header of the budget anyway, so it
-			// issues them at once and overlaps all their cache misses.
-			if o.First {
-				limit = min(limit, 1+1)
+			if o.H > 0 && limit > n {
+				if o.Budget > 0 {
+					s.v.ResetFirst(p[shift:], min(o.H, x.t), o.Budget-1)
+				} else {
+					s.v.Reset(p[shift:], min(o.H, x.t))
+				}
 			}
 		}
-		for n < limit && o.H > 0 {
-			m, _, ok := s.v.Next()
-			if !ok {
-				break
-			}
-			s.masks[n] = m
-			n++
+		if started && n < limit && o.H > 0 {
+			n += s.v.fill(s.masks[n:limit])
 		}
 		if n == 0 {
 			return dst, lookups
