@@ -19,6 +19,8 @@ type changeSet struct {
 	xmin    uint64        // xid8 boundary: entries with xid < xmin are consumed
 	changed []int64       // documents inserted, updated or deleted (distinct)
 	lost    map[int64]int // documents whose rows lost an entry by cascade, with counts
+	// lostRelated are documents whose related list lost a member by cascade.
+	lostRelated []int64
 }
 
 // readChanges reads the change log entries below the current snapshot's xmin.
@@ -49,6 +51,10 @@ func readChanges(ctx context.Context, q querier) (*changeSet, error) {
 			cs.lost[id] += n
 			continue
 		}
+		if op == "lost_related" {
+			cs.lostRelated = append(cs.lostRelated, id)
+			continue
+		}
 		if id != last {
 			cs.changed = append(cs.changed, id)
 			last = id
@@ -72,6 +78,6 @@ func (cs *changeSet) consume(ctx context.Context, tx pgx.Tx) (int64, error) {
 // pendingChanges counts documents with entries in the change log.
 func pendingChanges(ctx context.Context, q querier) (int, error) {
 	var n int
-	err := q.QueryRow(ctx, `select count(distinct doc_id) from plagd_changes where op <> 'lost'`).Scan(&n)
+	err := q.QueryRow(ctx, `select count(distinct doc_id) from plagd_changes where op not like 'lost%'`).Scan(&n)
 	return n, err
 }

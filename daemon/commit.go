@@ -20,7 +20,7 @@ type commitStats struct {
 // step 8): readers see the previous run or this one, never a mix, and a crash
 // before COMMIT leaves the previous run intact with the change log unconsumed.
 func commitRun(ctx context.Context, pool *pgxpool.Pool, runID int64, full bool, topK int,
-	out *cluster.Outcome, cs *changeSet, nd *nearDupUpdate) (commitStats, error) {
+	out *cluster.Outcome, cs *changeSet, nd *nearDupUpdate, rel *relatedUpdate) (commitStats, error) {
 	var st commitStats
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `set local synchronous_commit = on`); err != nil {
@@ -77,6 +77,9 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, runID int64, full bool, 
 			return err
 		}
 		if err := nd.write(ctx, tx, runID); err != nil {
+			return err
+		}
+		if err := rel.write(ctx, tx, runID); err != nil {
 			return err
 		}
 		// 4. Consume the change log entries this run read.

@@ -14,6 +14,7 @@ import (
 	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/related"
 )
 
 // Config is plagd's whole configuration. It is read from one YAML file
@@ -32,6 +33,25 @@ type Config struct {
 	Extract  ExtractConfig  `yaml:"extract"`
 	Cluster  ClusterConfig  `yaml:"cluster"`
 	NearDup  NearDupConfig  `yaml:"neardup"`
+	Related  RelatedConfig  `yaml:"related"`
+}
+
+// RelatedConfig tunes "related documents by topic": top-k cosine of TF-IDF
+// vectors (docs/RELATED.md).
+type RelatedConfig struct {
+	// K is how many related documents are kept per document.
+	K int `yaml:"k"`
+	// Method computes the lists in full runs: "zolip" (seed 003's Z-order
+	// prefix filtering, fast, approximate) or "exact" (an inverted-index
+	// cosine join). Incremental runs update the lists they touch exactly.
+	Method string `yaml:"method"`
+	// Lambda and Sigma are ZOLIP's λ (prefix bits) and σ (the cosine a
+	// document's projection must keep).
+	Lambda int     `yaml:"lambda"`
+	Sigma  float64 `yaml:"sigma"`
+	// Languages are the candidates of the per-document language guess
+	// (stop words and stemmer); empty: all the analyser knows.
+	Languages []string `yaml:"languages"`
 }
 
 // NearDupConfig tunes near-duplicate detection with simhash (docs/NEARDUP.md).
@@ -172,6 +192,7 @@ func DefaultConfig() Config {
 			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}}},
 		Cluster: ClusterConfig{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 		NearDup: NearDupConfig{Distance: 3, Budget: 64, SampleDocs: 10000},
+		Related: RelatedConfig{K: 10, Method: "zolip", Lambda: 8, Sigma: 0.9, Languages: []string{}},
 	}
 }
 
@@ -281,6 +302,15 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	set("PLAGD_NEARDUP_DISTANCE", num(&c.NearDup.Distance))
 	set("PLAGD_NEARDUP_BUDGET", num(&c.NearDup.Budget))
 	set("PLAGD_NEARDUP_SAMPLE_DOCS", num(&c.NearDup.SampleDocs))
+	set("PLAGD_RELATED_K", num(&c.Related.K))
+	set("PLAGD_RELATED_METHOD", str(&c.Related.Method))
+	set("PLAGD_RELATED_LAMBDA", num(&c.Related.Lambda))
+	set("PLAGD_RELATED_SIGMA", func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		c.Related.Sigma = f
+		return err
+	})
+	set("PLAGD_RELATED_LANGUAGES", func(v string) error { c.Related.Languages = splitList(v); return nil })
 	return firstErr
 }
 
@@ -315,6 +345,17 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("neardup.budget must be 0 (exact) or positive, got %d", c.NearDup.Budget)
 	case c.NearDup.SampleDocs < 100:
 		return fmt.Errorf("neardup.sample_docs must be at least 100, got %d", c.NearDup.SampleDocs)
+	case c.Related.K < 1 || c.Related.K > 100:
+		return fmt.Errorf("related.k must be 1 to 100, got %d", c.Related.K)
+	case c.Related.Method != "zolip" && c.Related.Method != "exact":
+		return fmt.Errorf("related.method must be zolip or exact, got %q", c.Related.Method)
+	case c.Related.Lambda < 1 || c.Related.Lambda > 63:
+		return fmt.Errorf("related.lambda must be 1 to 63 bits, got %d", c.Related.Lambda)
+	case c.Related.Sigma <= 0 || c.Related.Sigma > 1:
+		return fmt.Errorf("related.sigma must be in (0, 1], got %g", c.Related.Sigma)
+	}
+	if _, err := c.Related.Langs(); err != nil {
+		return err
 	}
 	return c.Cluster.Validate()
 }
@@ -385,4 +426,36 @@ func AutoMinShared(liveDocs int) int {
 		return 3
 	}
 	return 4
+}
+
+// splitList reads a comma-separated environment value.
+func splitList(v string) []string {
+	var out []string
+	for _, x := range strings.Split(v, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Langs are the related.languages as the analyser's languages (nil: all).
+func (c *RelatedConfig) Langs() ([]related.Lang, error) {
+	var out []related.Lang
+	for _, name := range c.Languages {
+		l, ok := related.ParseLang(strings.ToLower(name))
+		if !ok {
+			return nil, fmt.Errorf("related.languages: %q is not a language the analyser knows (%s)", name, langNames())
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func langNames() string {
+	var names []string
+	for _, l := range related.AllLangs {
+		names = append(names, l.String())
+	}
+	return strings.Join(names, ", ")
 }

@@ -187,7 +187,7 @@ const documentColumns = `
 	coalesce(d.year, 0), coalesce(d.filename, ''), coalesce(d.content_type, ''),
 	coalesce(octet_length(d.content), octet_length(d.text), 0), d.restricted,
 	case when d.deleted_at is not null then 'deleted'
-	     when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id and c.op <> 'lost') then 'pending'
+	     when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id and c.op not like 'lost%') then 'pending'
 	     else s.status end,
 	coalesce(s.error, ''), coalesce(s.error_kind, ''), coalesce(s.words, 0), coalesce(s.chunks, 0),
 	coalesce((select max(x.similarity) from similarities x where x.doc_id = d.id), 0),

@@ -43,6 +43,10 @@ type Engine struct {
 
 	minShared int // engine.min_shared as resolved for the current run (auto: AutoMinShared)
 
+	// related holds the related-documents vectors as of the last run this
+	// engine committed, so an incremental run need not read them back.
+	related *relatedState
+
 	saveMu sync.Mutex     // one save at a time
 	saving sync.WaitGroup // background saves in flight
 }
@@ -203,13 +207,22 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		return rep, err
 	}
 	t = time.Now()
-	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs, nd)
+	rel, err := e.relatedPhase(ctx, runID, full, out, cs)
+	rep.Phases["related"] = time.Since(t)
+	if err != nil {
+		e.abort(ctx)
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, err
+	}
+	t = time.Now()
+	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs, nd, rel)
 	rep.Phases["commit"] = time.Since(t)
 	if err != nil {
 		e.abort(ctx)
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, fmt.Errorf("commit run %d: %w", runID, err)
 	}
+	e.related = rel.state
 	// The database now says generation runID; make the nodes agree.
 	if err := e.cur().Commit(ctx, runID); err != nil {
 		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)

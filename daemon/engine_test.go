@@ -32,6 +32,8 @@ func testConfig(t testing.TB, url string, nodes int) Config {
 	cfg.Engine.MinShared = 2
 	cfg.Engine.BatchSize = 7
 	cfg.Engine.ChunkBits = 24 // collisions happen at this width on purpose: they must not break exactness
+	cfg.Related.K = 3         // lists fill up and lose members on small data
+	cfg.Related.Method = "exact"
 	return cfg
 }
 
@@ -134,6 +136,7 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg Config, when st
 		t.Fatalf("%s: similarities differ from the reference (%d rows stored, %d expected):\n%s", when, len(got), len(want), d)
 	}
 	checkSimhashes(t, pool, cfg, when)
+	checkRelated(t, pool, cfg, when)
 	return got
 }
 

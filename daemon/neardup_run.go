@@ -56,31 +56,12 @@ func (e *Engine) nearDupPhase(ctx context.Context, runID int64, full bool, out *
 	if err != nil {
 		return nil, err
 	}
-	u := &nearDupUpdate{version: cur.Version}
-	var indexed, touched []int64
-	for _, d := range out.Docs {
-		touched = append(touched, d.ID)
-		if d.Failed == "" {
-			indexed = append(indexed, d.ID)
-		} else {
-			u.drop = append(u.drop, d.ID)
-		}
+	rd, err := e.runDocs(ctx, full, out)
+	if err != nil {
+		return nil, err
 	}
-	u.drop = append(u.drop, out.Deleted...)
-	touched = append(touched, out.Deleted...)
-
-	var others []int64 // indexed before and untouched by this run
-	if !full {
-		rows, err := e.pool.Query(ctx, `
-			select t.doc_id from document_texts t join documents d on d.id = t.doc_id
-			where d.deleted_at is null and not (t.doc_id = any($1)) order by t.doc_id`, touched)
-		if err != nil {
-			return nil, fmt.Errorf("list indexed documents: %w", err)
-		}
-		if others, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
-			return nil, fmt.Errorf("list indexed documents: %w", err)
-		}
-	}
+	u := &nearDupUpdate{version: cur.Version, drop: rd.gone}
+	indexed, others := rd.indexed, rd.others
 	n := len(indexed) + len(others)
 	rebuild := full || cur.Version == 0 || n >= 2*max(cur.Docs, 1) || 2*n < cur.Docs
 	m := cur
@@ -101,6 +82,44 @@ func (e *Engine) nearDupPhase(ctx context.Context, runID int64, full bool, out *
 		u.rows = append(u.rows, more...)
 	}
 	return u, err
+}
+
+// runDocuments sorts the documents a run's derived tables (simhashes,
+// related vectors) must follow.
+type runDocuments struct {
+	indexed []int64 // (re)indexed by this run: their texts are in its stage
+	gone    []int64 // left the index: failed in this run, or deleted
+	others  []int64 // indexed before and untouched by this run (none in a full run)
+}
+
+// runDocs lists them, ascending.
+func (e *Engine) runDocs(ctx context.Context, full bool, out *cluster.Outcome) (runDocuments, error) {
+	var rd runDocuments
+	var touched []int64
+	for _, d := range out.Docs {
+		touched = append(touched, d.ID)
+		if d.Failed == "" {
+			rd.indexed = append(rd.indexed, d.ID)
+		} else {
+			rd.gone = append(rd.gone, d.ID)
+		}
+	}
+	rd.gone = append(rd.gone, out.Deleted...)
+	touched = append(touched, out.Deleted...)
+	slices.Sort(rd.indexed)
+	slices.Sort(rd.gone)
+	if !full {
+		rows, err := e.pool.Query(ctx, `
+			select t.doc_id from document_texts t join documents d on d.id = t.doc_id
+			where d.deleted_at is null and not (t.doc_id = any($1)) order by t.doc_id`, touched)
+		if err != nil {
+			return rd, fmt.Errorf("list indexed documents: %w", err)
+		}
+		if rd.others, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+			return rd, fmt.Errorf("list indexed documents: %w", err)
+		}
+	}
+	return rd, nil
 }
 
 // hashTexts hashes the texts of ids, staged by this run or stored, on all

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/extract"
+)
+
+func init() { register(newRelatedCmd) }
+
+// newRelatedCmd is `plagd related`: documents about the same topic, for a
+// stored document (its list as the last run left it) or for files not
+// stored (a batch joined with the archive).
+func newRelatedCmd(g *globals) *cobra.Command {
+	var (
+		k      int
+		files  bool
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "related DOC [-k N] [--json] | related --files FILE... [-k N] [--json]",
+		Short: "List the documents most related to a document by topic",
+		Long: `Related documents share vocabulary, not necessarily text: the cosine of their
+TF-IDF vectors (stemmed words, stop words removed; 1 means the same words in
+the same proportions). Runs keep the top related.k (10) per document.
+
+DOC is a document id or external_id. With --files, each FILE (any format
+plagd extracts) is compared with the whole archive without being stored, as
+one batch: seed 003's R-S join, by related.method (zolip or exact).`,
+		Example: "  plagd related 42 -k 5\n  plagd related --files proposal1.pdf proposal2.docx --json",
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case files && len(args) == 0:
+				return usageError{"plagd related --files needs at least one file"}
+			case !files && len(args) != 1:
+				return usageError{"plagd related needs one document id or external_id (or --files FILE...)"}
+			case k < 1 || k > 100:
+				return usageError{fmt.Sprintf("-k must be 1 to 100, got %d", k)}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			cfg, pool, err := g.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			if files {
+				texts := make([]string, len(args))
+				for i, f := range args {
+					b, err := os.ReadFile(f)
+					if err != nil {
+						return err
+					}
+					if texts[i], err = extract.Text(b, filepath.Base(f), extract.ContentType(f), cfg.ExtractOptions()); err != nil {
+						return fmt.Errorf("%s: %w", f, err)
+					}
+				}
+				lists, st, err := daemon.RelatedTexts(ctx, pool, cfg, texts, k)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					type fileResult struct {
+						File    string              `json:"file"`
+						Related []daemon.RelatedDoc `json:"related"`
+					}
+					res := make([]fileResult, len(args))
+					for i := range args {
+						res[i] = fileResult{args[i], lists[i]}
+					}
+					return printJSON(struct {
+						Stats daemon.RelatedStats `json:"stats"`
+						Files []fileResult        `json:"files"`
+					}{st, res})
+				}
+				for i, f := range args {
+					fmt.Printf("%s\n", f)
+					writeRelated(os.Stdout, lists[i])
+					fmt.Println()
+				}
+				fmt.Printf("(%s join of %d files with %d documents; %d pairs compared)\n", st.Method, st.Queries, st.Archive, st.Compared)
+				return nil
+			}
+			id, err := daemon.ResolveDoc(ctx, pool, args[0])
+			if err != nil {
+				return err
+			}
+			doc, err := daemon.LoadDocInfo(ctx, pool, id)
+			if err != nil {
+				return err
+			}
+			rows, err := daemon.Related(ctx, pool, id, k)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(struct {
+					Document daemon.DocInfo      `json:"document"`
+					Related  []daemon.RelatedDoc `json:"related"`
+				}{doc, rows})
+			}
+			fmt.Printf("Document %d", doc.ID)
+			if doc.Title != "" {
+				fmt.Printf("  %q", doc.Title)
+			}
+			fmt.Printf("  (%s)\n", doc.Status)
+			if len(rows) == 0 && doc.Status != "indexed" {
+				fmt.Println("  no related documents yet: the next run computes them")
+				return nil
+			}
+			writeRelated(os.Stdout, rows)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&k, "k", "k", 10, "how many related documents (at most related.k are stored per document)")
+	f.BoolVar(&files, "files", false, "the arguments are files to compare with the archive, not stored documents")
+	f.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	return cmd
+}
+
+func writeRelated(w io.Writer, rows []daemon.RelatedDoc) {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "  no related document")
+		return
+	}
+	for _, d := range rows {
+		nd := daemon.NearDuplicate{Title: d.Title, Author: d.Author, Year: d.Year, Kind: d.Kind, ExternalID: d.ExternalID}
+		fmt.Fprintf(w, "  %5.1f%%  #%-7d %s\n", 100*d.Cosine, d.ID, describeNear(nd))
+	}
+}

@@ -1,0 +1,508 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/related"
+)
+
+// relatedUpdate is what a run writes to the related-documents tables in its
+// commit: the vectors of the documents it indexed (all of them when the
+// model is rebuilt), and the lists it recomputed or extended.
+type relatedUpdate struct {
+	model   *related.Model // rebuilt by this run (stored at commit), or nil
+	docs    int            // indexed documents, stored with a new model
+	version int64          // the model the vectors are made with
+	vectors []relatedVector
+	drop    []int64 // documents that left the index: no vector, no list
+	all     bool    // every list is replaced (a rebuild)
+	lists   map[int64][]relatedRow
+	// state is every vector after the run, ascending by document, kept by
+	// the engine for the next incremental run once this one has committed.
+	state *relatedState
+	stats relatedStats
+}
+
+type relatedVector struct {
+	id   int64
+	lang related.Lang
+	v    related.Vector
+}
+
+type relatedRow struct {
+	other  int64
+	cosine float32
+}
+
+// relatedState is the archive's vectors as of one committed run: what an
+// incremental run joins its new documents with, so that it need not read
+// every vector back from PostgreSQL.
+type relatedState struct {
+	run     int64
+	version int64
+	ids     []int64 // ascending
+	vecs    []related.Vector
+}
+
+// relatedStats are logged with the run and shown by plagd bench.
+type relatedStats struct {
+	Method     string
+	Queries    int
+	NDDOnly    int
+	Candidates int64
+}
+
+// relatedPhase computes the vectors of what the run indexed and updates the
+// related lists. A rebuild (full run, or an archive that doubled or halved
+// since the model) recounts document frequencies over a sample, revectors
+// every document and recomputes every list with related.method. An
+// incremental run keeps the lists exact for what it touched: its new and
+// changed documents get their lists by an exact join against the whole
+// archive, lists that held a changed or removed document are recomputed
+// the same way, and every other list is merged with its best new documents.
+func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *cluster.Outcome, cs *changeSet) (*relatedUpdate, error) {
+	cur, err := loadRelatedModel(ctx, e.pool)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := e.runDocs(ctx, full, out)
+	if err != nil {
+		return nil, err
+	}
+	langs, err := e.cfg.Related.Langs()
+	if err != nil {
+		return nil, err
+	}
+	u := &relatedUpdate{version: cur.Version, drop: rd.gone, lists: map[int64][]relatedRow{}}
+	n := len(rd.indexed) + len(rd.others)
+	var prevDocs int
+	if err := e.pool.QueryRow(ctx, `select coalesce(max(docs), 0) from related_models`).Scan(&prevDocs); err != nil {
+		return nil, fmt.Errorf("read the related-documents model: %w", err)
+	}
+	m := cur.Model
+	if full || cur.Version == 0 || related.NeedsRebuild(prevDocs, n) {
+		t := time.Now()
+		if m, err = e.buildRelatedModel(ctx, runID, rd, langs); err != nil {
+			return nil, err
+		}
+		u.model, u.docs, u.all = m, n, true
+		e.log.Info().Int64("run", runID).Int("docs", n).Int("sample_docs", m.Docs).
+			Dur("took", time.Since(t)).Msg("related-documents model rebuilt; every document is revectored")
+	}
+	pool := related.Pool(runtime.GOMAXPROCS(0))
+	fresh, err := e.vectorize(ctx, runID, m, langs, rd.indexed, true)
+	if err != nil {
+		return nil, err
+	}
+	u.vectors = fresh
+	if u.all {
+		more, err := e.vectorize(ctx, runID, m, langs, rd.others, false)
+		if err != nil {
+			return nil, err
+		}
+		u.vectors = append(u.vectors, more...)
+		st := newRelatedState(runID, u.vectors)
+		u.state = st
+		u.selfJoin(st, e.cfg.Related, pool)
+		return u, nil
+	}
+	old, err := e.relatedVectors(ctx, cur.Version, rd.others)
+	if err != nil {
+		return nil, err
+	}
+	st := newRelatedState(runID, append(old.vectors(), fresh...))
+	u.state = st
+	return u, e.incrementalLists(ctx, u, st, rd, cs.lostRelated, pool)
+}
+
+func newRelatedState(run int64, vs []relatedVector) *relatedState {
+	slices.SortFunc(vs, func(a, b relatedVector) int { return int(a.id - b.id) })
+	st := &relatedState{run: run, ids: make([]int64, len(vs)), vecs: make([]related.Vector, len(vs))}
+	for i, v := range vs {
+		st.ids[i], st.vecs[i] = v.id, v.v
+	}
+	return st
+}
+
+// index is the position of document id in st, or -1.
+func (st *relatedState) index(id int64) int {
+	if i, ok := slices.BinarySearch(st.ids, id); ok {
+		return i
+	}
+	return -1
+}
+
+// selfJoin recomputes every list.
+func (u *relatedUpdate) selfJoin(st *relatedState, cfg RelatedConfig, pool related.Runner) {
+	s := related.Prepare(nil, st.vecs, true, pool)
+	var lists [][]related.Neighbor
+	u.stats.Method, u.stats.Queries = cfg.Method, len(st.ids)
+	if cfg.Method == "exact" {
+		var es related.ExactStats
+		lists, es = related.Exact(s, related.NewIndex(s), cfg.K, pool)
+		u.stats.Candidates = es.Postings
+	} else {
+		var zs related.Stats
+		lists, zs = related.ZOLIP(s, related.Params{K: cfg.K, Lambda: cfg.Lambda, Sigma: cfg.Sigma}, pool)
+		u.stats.NDDOnly, u.stats.Candidates = zs.NDDOnly, zs.NDDPairs+zs.CITDots
+	}
+	for i, l := range lists {
+		u.lists[st.ids[i]] = rowsOf(st, l)
+	}
+}
+
+func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {
+	rows := make([]relatedRow, len(l))
+	for j, nb := range l {
+		rows[j] = relatedRow{other: st.ids[nb.Doc], cosine: nb.Sim}
+	}
+	return rows
+}
+
+// incrementalLists updates the lists an incremental run touches, exactly.
+func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments,
+	lost []int64, pool related.Runner) error {
+	k := e.cfg.Related.K
+	u.stats.Method = "incremental"
+	// Lists that held a document this run changed or removed, or that lost
+	// a member to a hard delete (the trigger's 'lost_related'), may be
+	// missing members they can only find in the whole archive: recompute them.
+	changed := append(slices.Clone(rd.indexed), rd.gone...)
+	rows, err := e.pool.Query(ctx, `select distinct doc_id from related where other_id = any($1)`, changed)
+	if err != nil {
+		return fmt.Errorf("find lists that held changed documents: %w", err)
+	}
+	holders, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return fmt.Errorf("find lists that held changed documents: %w", err)
+	}
+	redo := map[int64]bool{}
+	for _, id := range rd.indexed {
+		redo[id] = true
+	}
+	for _, id := range append(holders, lost...) {
+		if st.index(id) >= 0 {
+			redo[id] = true
+		}
+	}
+	qIDs := make([]int64, 0, len(redo))
+	for id := range redo {
+		qIDs = append(qIDs, id)
+	}
+	e.exactLists(u, st, qIDs, pool)
+	u.stats.Queries = len(qIDs)
+
+	// Every other list may gain a new or changed document: join the rest of
+	// the archive with them and merge into the stored lists that gain.
+	var batch []related.Vector
+	var batchIdx []int32
+	for _, id := range rd.indexed {
+		i := st.index(id)
+		batch = append(batch, st.vecs[i])
+		batchIdx = append(batchIdx, int32(i))
+	}
+	var rest []related.Vector
+	var restIDs []int64
+	for i, id := range st.ids {
+		if !redo[id] {
+			rest = append(rest, st.vecs[i])
+			restIDs = append(restIDs, id)
+		}
+	}
+	if len(batch) == 0 || len(rest) == 0 {
+		return nil
+	}
+	s := related.Prepare(rest, batch, false, pool)
+	back, _ := related.Exact(s, related.NewIndex(s), k, pool)
+	var gainers []int64
+	for i, l := range back {
+		if len(l) > 0 {
+			gainers = append(gainers, restIDs[i])
+		}
+	}
+	stored, err := e.storedLists(ctx, gainers)
+	if err != nil {
+		return err
+	}
+	var stale []int64 // lists naming a document that left meanwhile (deleted during the run)
+	for i, l := range back {
+		if len(l) == 0 {
+			continue
+		}
+		id := restIDs[i]
+		cur := stored[id]
+		mine := make([]related.Neighbor, 0, len(cur))
+		for _, r := range cur {
+			if j := st.index(r.other); j >= 0 {
+				mine = append(mine, related.Neighbor{Doc: int32(j), Sim: r.cosine})
+			}
+		}
+		if len(mine) < len(cur) {
+			stale = append(stale, id)
+			continue
+		}
+		gain := make([]related.Neighbor, len(l))
+		for j, nb := range l {
+			gain[j] = related.Neighbor{Doc: batchIdx[nb.Doc], Sim: nb.Sim}
+		}
+		merged := related.Merge(mine, gain, k)
+		if !slices.Equal(merged, mine) {
+			u.lists[id] = rowsOf(st, merged)
+		}
+	}
+	e.exactLists(u, st, stale, pool)
+	return nil
+}
+
+// exactLists recomputes the lists of ids (documents of st) by an exact join
+// against all of st.
+func (e *Engine) exactLists(u *relatedUpdate, st *relatedState, ids []int64, pool related.Runner) {
+	if len(ids) == 0 {
+		return
+	}
+	slices.Sort(ids)
+	q := make([]related.Vector, len(ids))
+	same := make([]int32, len(ids))
+	for j, id := range ids {
+		i := st.index(id)
+		q[j], same[j] = st.vecs[i], int32(i)
+	}
+	s := related.Prepare(q, st.vecs, false, pool)
+	s.SameAs(same)
+	lists, _ := related.Exact(s, related.NewIndex(s), e.cfg.Related.K, pool)
+	for j, l := range lists {
+		u.lists[ids[j]] = rowsOf(st, l)
+	}
+}
+
+// storedLists reads the committed lists of ids.
+func (e *Engine) storedLists(ctx context.Context, ids []int64) (map[int64][]relatedRow, error) {
+	rows, err := e.pool.Query(ctx, `select doc_id, other_id, cosine from related where doc_id = any($1)
+		order by doc_id, cosine desc, other_id`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read related lists: %w", err)
+	}
+	out := map[int64][]relatedRow{}
+	var id int64
+	var r relatedRow
+	if _, err := pgx.ForEachRow(rows, []any{&id, &r.other, &r.cosine}, func() error {
+		out[id] = append(out[id], r)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read related lists: %w", err)
+	}
+	return out, nil
+}
+
+// storedVectors are vectors read back, by document.
+type storedVectors map[int64]relatedVector
+
+func (s storedVectors) vectors() []relatedVector {
+	out := make([]relatedVector, 0, len(s))
+	for _, v := range s {
+		out = append(out, v)
+	}
+	return out
+}
+
+// relatedVectors returns the stored vectors of ids (model version), from
+// the engine's copy of the last committed run when it is current, else from
+// PostgreSQL.
+func (e *Engine) relatedVectors(ctx context.Context, version int64, ids []int64) (storedVectors, error) {
+	out := make(storedVectors, len(ids))
+	committed, err := lastCommittedRun(ctx, e.pool)
+	if err != nil {
+		return nil, err
+	}
+	if st := e.related; st != nil && st.run == committed && st.version == version {
+		for _, id := range ids {
+			if i := st.index(id); i >= 0 {
+				out[id] = relatedVector{id: id, v: st.vecs[i]}
+			}
+		}
+		if len(out) == len(ids) {
+			return out, nil
+		}
+		clear(out)
+	}
+	rows, err := e.pool.Query(ctx, `select doc_id, terms, weights, norm from related_vectors
+		where model = $1 and doc_id = any($2)`, version, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read related vectors: %w", err)
+	}
+	var id int64
+	var tb, wb []byte
+	var norm float32
+	if _, err := pgx.ForEachRow(rows, []any{&id, &tb, &wb, &norm}, func() error {
+		v, err := decodeVector(tb, wb, norm)
+		if err != nil {
+			return fmt.Errorf("document %d: %w", id, err)
+		}
+		out[id] = relatedVector{id: id, v: v}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read related vectors: %w", err)
+	}
+	return out, nil
+}
+
+// vectorize analyses the texts of ids (staged by this run or stored) on all
+// cores: language, stop words, stems, TF-IDF under m.
+func (e *Engine) vectorize(ctx context.Context, runID int64, m *related.Model, langs []related.Lang, ids []int64, staged bool) ([]relatedVector, error) {
+	workers := runtime.GOMAXPROCS(0)
+	parts := make([][]relatedVector, workers)
+	texts := make(chan idText, 4*workers)
+	var g errgroup.Group
+	for w := range workers {
+		g.Go(func() error {
+			for t := range texts {
+				l, terms := related.Analyze(t.text, langs)
+				parts[w] = append(parts[w], relatedVector{id: t.id, lang: l, v: m.Vector(terms)})
+			}
+			return nil
+		})
+	}
+	err := e.eachText(ctx, runID, ids, staged, func(t idText) error {
+		select {
+		case texts <- t:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	close(texts)
+	g.Wait()
+	var out []relatedVector
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out, err
+}
+
+// buildRelatedModel counts term document frequencies over a random sample
+// of the indexed documents (neardup.sample_docs of them), on all cores.
+func (e *Engine) buildRelatedModel(ctx context.Context, runID int64, rd runDocuments, langs []related.Lang) (*related.Model, error) {
+	r := rand.New(rand.NewPCG(uint64(runID), 0x2545f4914f6cdd1d))
+	pickI, pickO := sample(r, rd.indexed, rd.others, e.cfg.NearDup.SampleDocs)
+	var mu sync.Mutex
+	df := related.NewDocFreq()
+	workers := runtime.GOMAXPROCS(0)
+	texts := make(chan idText, 4*workers)
+	var g errgroup.Group
+	for range workers {
+		g.Go(func() error {
+			local := related.NewDelta()
+			for t := range texts {
+				_, terms := related.Analyze(t.text, langs)
+				local.Add(terms)
+			}
+			mu.Lock()
+			df.Apply(local)
+			mu.Unlock()
+			return nil
+		})
+	}
+	send := func(t idText) error {
+		select {
+		case texts <- t:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	err := e.eachText(ctx, runID, pickI, true, send)
+	if err == nil {
+		err = e.eachText(ctx, runID, pickO, false, send)
+	}
+	close(texts)
+	g.Wait()
+	if err != nil {
+		return nil, err
+	}
+	return related.NewModel(0, df, relatedMaxDFShare(df.Docs)), nil
+}
+
+// write stores the update inside the run's commit transaction.
+func (u *relatedUpdate) write(ctx context.Context, tx pgx.Tx, runID int64) error {
+	if u.model != nil {
+		v, err := insertRelatedModel(ctx, tx, runID, u.docs, u.model)
+		if err != nil {
+			return err
+		}
+		u.version = v
+		if u.state != nil {
+			u.state.version = v
+		}
+		if _, err := tx.Exec(ctx, `truncate related_vectors, related`); err != nil {
+			return fmt.Errorf("clear related documents: %w", err)
+		}
+	} else if u.state != nil {
+		u.state.version = u.version
+	}
+	if _, err := tx.Exec(ctx, `delete from related_vectors where doc_id = any($1)`, u.drop); err != nil {
+		return fmt.Errorf("drop related vectors: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `create temp table related_vector_stage (doc_id bigint, lang text, terms bytea, weights bytea, norm real) on commit drop`); err != nil {
+		return fmt.Errorf("stage related vectors: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_vector_stage"}, []string{"doc_id", "lang", "terms", "weights", "norm"},
+		pgx.CopyFromSlice(len(u.vectors), func(i int) ([]any, error) {
+			v := &u.vectors[i]
+			tb, wb := encodeVector(v.v)
+			return []any{v.id, v.lang.String(), tb, wb, v.v.Norm}, nil
+		})); err != nil {
+		return fmt.Errorf("stage related vectors: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `
+		insert into related_vectors (doc_id, lang, terms, weights, norm, model, run_id)
+		select s.doc_id, s.lang, s.terms, s.weights, s.norm, $1, $2 from related_vector_stage s join documents d on d.id = s.doc_id
+		on conflict (doc_id) do update set lang = excluded.lang, terms = excluded.terms, weights = excluded.weights,
+			norm = excluded.norm, model = excluded.model, run_id = excluded.run_id`, u.version, runID); err != nil {
+		return fmt.Errorf("store related vectors: %w", err)
+	}
+	// Lists: the replaced ones go, with every row naming a removed document.
+	replaced := make([]int64, 0, len(u.lists))
+	for id := range u.lists {
+		replaced = append(replaced, id)
+	}
+	if !u.all {
+		if _, err := tx.Exec(ctx, `delete from related where doc_id = any($1) or doc_id = any($2) or other_id = any($2)`,
+			replaced, u.drop); err != nil {
+			return fmt.Errorf("delete replaced related lists: %w", err)
+		}
+	}
+	n := 0
+	for _, l := range u.lists {
+		n += len(l)
+	}
+	rows := make([][]any, 0, n)
+	for id, l := range u.lists {
+		for _, r := range l {
+			rows = append(rows, []any{id, r.other, r.cosine})
+		}
+	}
+	if _, err := tx.Exec(ctx, `create temp table related_stage (doc_id bigint, other_id bigint, cosine real) on commit drop`); err != nil {
+		return fmt.Errorf("stage related lists: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_stage"}, []string{"doc_id", "other_id", "cosine"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("stage related lists: %w", err)
+	}
+	// Documents hard-deleted during the run are skipped (their FK target is gone).
+	if _, err := tx.Exec(ctx, `
+		insert into related (doc_id, other_id, cosine)
+		select s.doc_id, s.other_id, s.cosine from related_stage s
+		join documents a on a.id = s.doc_id join documents b on b.id = s.other_id`); err != nil {
+		return fmt.Errorf("store related lists: %w", err)
+	}
+	return nil
+}

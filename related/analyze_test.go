@@ -1,0 +1,57 @@
+package related
+
+import (
+	"slices"
+	"testing"
+)
+
+// Stored vectors depend on TermHash: its values are pinned.
+func TestTermHashPinned(t *testing.T) {
+	for s, want := range map[string]uint64{"": 14695981039346656037, "a": 0xaf63dc4c8601ec8c, "bangun": TermHash("bangun")} {
+		if got := TermHash(s); got != want {
+			t.Errorf("TermHash(%q) = %#x, want %#x", s, got, want)
+		}
+	}
+}
+
+func TestWords(t *testing.T) {
+	got := Words("Über-Theses, 2024 a x2 l'été NAÏVE", nil)
+	want := []string{"über", "theses", "x2", "été", "naïve"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Words = %q, want %q", got, want)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	en := "The committee examined whether the students of the faculty had copied their theses from the archive, and it found that most of them had not."
+	id := "Pemerintah sedang menentukan kebijakan yang akan digunakan untuk pembangunan daerah dan masyarakat di seluruh Indonesia."
+	for _, c := range []struct {
+		text string
+		want Lang
+	}{{en, LangEnglish}, {id, LangIndonesian}, {"qwa zorblat fenik qwa drumol pex", LangNone}} {
+		if got := Detect(Words(c.text, nil), AllLangs); got != c.want {
+			t.Errorf("Detect(%.30q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+	for _, l := range append(AllLangs, LangNone) {
+		if p, ok := ParseLang(l.String()); !ok || p != l {
+			t.Errorf("ParseLang(%q) = %v", l, p)
+		}
+	}
+}
+
+func TestStems(t *testing.T) {
+	for w, want := range map[string]string{
+		"membangun": "bangun", "pembangunan": "bangun", "dibangun": "bangun",
+		"bukunya": "buku", "makanan": "makan", "menyapu": "sapu", "bermain": "main",
+		"rumah": "rumah", "apakah": "apa",
+	} {
+		if got := stemIndonesian(w); got != want {
+			t.Errorf("stemIndonesian(%q) = %q, want %q", w, got, want)
+		}
+	}
+	got := Terms(LangEnglish, Words("The students were copying theses", nil), nil)
+	if want := []string{"student", "copi", "these"}; !slices.Equal(got, want) {
+		t.Errorf("English terms %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,25 @@
+// Package related finds, for every document, the k documents most similar to
+// it by topic: top-k cosine similarity of TF-IDF vectors, for the whole
+// archive (self join) and for a batch of query documents against the archive
+// (R-S join).
+//
+// It implements seed 003 (Alewiwi et al., ZOLIP: Z-order prefix filtering):
+// near-duplicate detection on the λ-bit Z-order prefix key (NDD, zolip.go),
+// common important terms from the l-th iteration projection with threshold σ
+// (CIT) and the join phase (JP) that merges both into the top k. The phases
+// are map → shuffle by key → reduce steps over partitions (shuffle.go), run by
+// a Runner: a pool of goroutines here, node processes in a cluster later.
+// Exact (exact.go, an inverted-index cosine join) is the ground truth, and
+// PrefixJoin (prefix.go) is the prefix-filtering baseline in the spirit of
+// Vernica et al., the method the seed compares itself with.
+//
+// Text analysis (analyze.go) turns words into terms: stop words removed per
+// language, stemmed where a stemmer exists (Snowball for English and six other
+// languages, a light affix stripper for Indonesian). DocFreq and Model
+// (tfidf.go) turn terms into unit TF-IDF vectors with IDF frozen per model
+// version, like neardup's simhash model.
+//
+// Like invindex and neardup, the package is pure: slices in, slices out, no
+// files, no database, no clock. The daemon owns persistence, decides when to
+// rebuild the model, and times the phases itself.
+package related

@@ -1,0 +1,75 @@
+package related
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/plagd/plagd/internal/testseed"
+)
+
+func TestExactBruteForce(t *testing.T) {
+	r := testseed.Rand(t)
+	for _, n := range []int{1, 2, 50, 400} {
+		d := randomVectors(r, n, 300, 20)
+		q := randomVectors(r, 37, 300, 20)
+		for _, k := range []int{1, 2, 5, 10} {
+			s := Prepare(nil, d, true, Pool(3))
+			got, _ := Exact(s, NewIndex(s), k, Pool(3))
+			sameLists(t, "self", got, brute(nil, d, true, k, 0))
+			s = Prepare(q, d, false, Pool(2))
+			got, _ = Exact(s, NewIndex(s), k, Pool(2))
+			sameLists(t, "R-S", got, brute(q, d, false, k, 0))
+		}
+	}
+}
+
+// TestExactRealText runs the whole pipeline on the Indonesian corpus in
+// samples/: analysis, model, vectors, exact join, against brute force.
+func TestExactRealText(t *testing.T) {
+	texts := sampleTexts(t)
+	vs, _ := vectorsOf(texts, 0)
+	for _, k := range []int{2, 10} {
+		s := Prepare(nil, vs, true, Pool(2))
+		got, _ := Exact(s, NewIndex(s), k, Pool(2))
+		sameLists(t, "samples", got, brute(nil, vs, true, k, 0))
+	}
+}
+
+// sampleTexts reads the PAN-format corpus in the repository's samples/.
+func sampleTexts(t testing.TB) []string {
+	t.Helper()
+	var texts []string
+	for _, dir := range []string{"source-documents", "suspicious-documents"} {
+		files, _ := filepath.Glob(filepath.Join("..", "samples", "pan-id", dir, "*.txt"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, string(b))
+		}
+	}
+	if len(texts) == 0 {
+		t.Skip("no samples/pan-id")
+	}
+	return texts
+}
+
+// vectorsOf analyses texts and weighs them with a model of the texts
+// themselves.
+func vectorsOf(texts []string, maxDF float64) ([]Vector, []Lang) {
+	df := NewDocFreq()
+	counts := make([][]TermCount, len(texts))
+	langs := make([]Lang, len(texts))
+	for i, s := range texts {
+		langs[i], counts[i] = Analyze(s, nil)
+		df.Add(counts[i])
+	}
+	m := NewModel(1, df, maxDF)
+	vs := make([]Vector, len(texts))
+	for i := range counts {
+		vs[i] = m.Vector(counts[i])
+	}
+	return vs, langs
+}

@@ -1,0 +1,116 @@
+package related
+
+// Top-k selection, shared by every join so that all of them break ties the
+// same way: higher similarity first, then the lower document number. With
+// one order, "the same top k" is well defined and tests can compare lists.
+
+import "slices"
+
+// Neighbor is one related document: its index in the data set and its
+// cosine similarity to the query.
+type Neighbor struct {
+	Doc int32
+	Sim float32
+}
+
+// better reports whether a ranks before b.
+func better(a, b Neighbor) bool {
+	return a.Sim > b.Sim || a.Sim == b.Sim && a.Doc < b.Doc
+}
+
+// topK keeps the k best neighbours seen: a min-heap on rank, worst at h[0].
+type topK struct {
+	k int
+	h []Neighbor
+}
+
+func (t *topK) reset(k int) { t.k, t.h = k, t.h[:0] }
+
+// push offers n.
+func (t *topK) push(n Neighbor) {
+	if t.k <= 0 {
+		return
+	}
+	if len(t.h) < t.k {
+		t.h = append(t.h, n)
+		t.up(len(t.h) - 1)
+		return
+	}
+	if better(n, t.h[0]) {
+		t.h[0] = n
+		t.down(0)
+	}
+}
+
+// full reports whether k neighbours are held; then min is the k-th best.
+func (t *topK) full() bool { return len(t.h) >= t.k }
+
+func (t *topK) min() Neighbor { return t.h[0] }
+
+func (t *topK) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(t.h[p], t.h[i]) {
+			break
+		}
+		t.h[p], t.h[i] = t.h[i], t.h[p]
+		i = p
+	}
+}
+
+func (t *topK) down(i int) {
+	n := len(t.h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && better(t.h[l], t.h[r]) {
+			c = r
+		}
+		if !better(t.h[i], t.h[c]) {
+			return
+		}
+		t.h[i], t.h[c] = t.h[c], t.h[i]
+		i = c
+	}
+}
+
+// sorted returns a new slice of the held neighbours, best first.
+func (t *topK) sorted() []Neighbor {
+	out := slices.Clone(t.h)
+	sortNeighbors(out)
+	return out
+}
+
+func sortNeighbors(ns []Neighbor) {
+	slices.SortFunc(ns, func(a, b Neighbor) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// Merge returns the k best of two neighbour lists of one query, a document
+// listed in both counted once (with the similarity of a). It is how an
+// incremental run updates a stored list with the neighbours found among new
+// documents.
+func Merge(a, b []Neighbor, k int) []Neighbor {
+	var t topK
+	t.reset(k)
+	seen := make(map[int32]bool, len(a)+len(b))
+	for _, l := range [][]Neighbor{a, b} {
+		for _, n := range l {
+			if !seen[n.Doc] {
+				seen[n.Doc] = true
+				t.push(n)
+			}
+		}
+	}
+	return t.sorted()
+}
