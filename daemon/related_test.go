@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/related"
 )
 
@@ -92,5 +94,31 @@ func checkRelated(t testing.TB, pool *pgxpool.Pool, cfg Config, when string) {
 			diffs = diffs[:8]
 		}
 		t.Fatalf("%s: related lists differ from an exact self join (%d rows expected):\n%s", when, total, strings.Join(diffs, "\n"))
+	}
+}
+
+// TestRelated_ZolipRuns: with related.method zolip, full runs compute the
+// lists with ZOLIP. Made exhaustive (λ = 63, σ = 1: every important term
+// kept) its lists must equal the exact join's, and incremental runs after
+// it stay exact for what they touch.
+func TestRelated_ZolipRuns(t *testing.T) {
+	seed := testSeed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 2)
+	cfg.Related.Method, cfg.Related.Lambda, cfg.Related.Sigma = "zolip", 63, 1
+	e := NewEngine(cfg, pool, testLogger(t))
+	m := &mutator{t: t, pool: pool, c: newCorpus(seed), rng: rand.New(rand.NewPCG(seed, 13))}
+	for range 30 {
+		m.step()
+	}
+	mustRun(t, e, true)
+	checkRelated(t, pool, cfg, "after a full ZOLIP run")
+	for run := range 4 {
+		for range 5 {
+			m.step()
+		}
+		mustRun(t, e, false)
+		checkRelated(t, pool, cfg, fmt.Sprintf("after incremental run %d", run))
 	}
 }
