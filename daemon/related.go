@@ -73,7 +73,7 @@ type RelatedStats struct {
 // against the archive, by related.method. It reads every stored vector, so
 // it suits a batch more than a single live query.
 func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg Config, texts []string, k int) ([][]RelatedDoc, RelatedStats, error) {
-	st := RelatedStats{Method: cfg.Related.Method, Queries: len(texts)}
+	st := RelatedStats{Queries: len(texts)}
 	m, err := loadRelatedModel(ctx, pool)
 	if err != nil {
 		return nil, st, err
@@ -107,6 +107,7 @@ func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg Config, texts []s
 		return nil, st, fmt.Errorf("read related vectors: %w", err)
 	}
 	st.Archive = len(ids)
+	st.Method = cfg.Related.MethodFor(len(ids))
 	q := make([]related.Vector, len(texts))
 	for i, t := range texts {
 		_, terms := related.Analyze(t, langs)
@@ -115,7 +116,7 @@ func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg Config, texts []s
 	pool2 := related.Pool(runtime.GOMAXPROCS(0))
 	s := related.Prepare(q, vecs, false, pool2)
 	var lists [][]related.Neighbor
-	if cfg.Related.Method == "exact" {
+	if st.Method == "exact" {
 		var es related.ExactStats
 		lists, es = related.Exact(s, related.NewIndex(s), k, pool2)
 		st.Compared = es.Postings

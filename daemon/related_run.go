@@ -146,8 +146,9 @@ func (st *relatedState) index(id int64) int {
 func (u *relatedUpdate) selfJoin(st *relatedState, cfg RelatedConfig, pool related.Runner) {
 	s := related.Prepare(nil, st.vecs, true, pool)
 	var lists [][]related.Neighbor
-	u.stats.Method, u.stats.Queries = cfg.Method, len(st.ids)
-	if cfg.Method == "exact" {
+	method := cfg.MethodFor(len(st.ids))
+	u.stats.Method, u.stats.Queries = method, len(st.ids)
+	if method == "exact" {
 		var es related.ExactStats
 		lists, es = related.Exact(s, related.NewIndex(s), cfg.K, pool)
 		u.stats.Candidates = es.Postings

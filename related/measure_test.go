@@ -273,8 +273,7 @@ func TestMeasureGenerated(t *testing.T) {
 	// batch at one threshold (TestMeasureGenerated at PLAGD_RELATED_N=10000
 	// runs all of it).
 	// At 100k the rows unit at λ = 4 and σ = 0.9 are left out to keep the
-	// run within 15
-	// minutes.
+	// run within 15 minutes.
 	rounds, vs := allRounds, allVariants()
 	if n > 20000 {
 		rounds = nil

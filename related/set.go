@@ -17,7 +17,6 @@ type Set struct {
 	Self  bool
 	q, d  []sparse
 	terms []uint64 // term hash by ID
-	df    []int32  // documents of Q ∪ D holding the term, by ID
 	same  []int32  // R-S join: the data index of query i, or -1 (SameAs)
 }
 
@@ -55,10 +54,8 @@ func Prepare(q, d []Vector, self bool, r Runner) *Set {
 		return cmp.Compare(a, b)
 	})
 	id := make(map[uint64]uint32, len(s.terms))
-	s.df = make([]int32, len(s.terms))
 	for i, t := range s.terms {
 		id[t] = uint32(i)
-		s.df[i] = count[t]
 	}
 	conv := func(vs []Vector) []sparse {
 		out := make([]sparse, len(vs))

@@ -254,20 +254,8 @@ func (z *Zolip) JP(r Runner, ndd *NDDResult, cit *CITResult) [][]Neighbor {
 	out := make([][]Neighbor, len(z.s.q))
 	cs := chunks(len(out), z.p.tasks())
 	r.Run(len(cs), func(c int) {
-		var top topK
-		seen := map[int32]bool{}
 		for qi := cs[c][0]; qi < cs[c][1]; qi++ {
-			top.reset(z.p.K)
-			clear(seen)
-			for _, l := range [][]Neighbor{ndd.Lists[qi], cit.Lists[qi]} {
-				for _, n := range l {
-					if !seen[n.Doc] {
-						seen[n.Doc] = true
-						top.push(n)
-					}
-				}
-			}
-			out[qi] = top.sorted()
+			out[qi] = Merge(ndd.Lists[qi], cit.Lists[qi], z.p.K)
 		}
 	})
 	return out

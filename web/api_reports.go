@@ -41,6 +41,19 @@ func (b apiReportBody) withNearDups(res nearDupResult) apiReportBody {
 	return b
 }
 
+// apiDocReportBody is a stored document's report: a check's fields plus
+// its related documents by topic (a check's text is in no run, so it has
+// none and the field is left out rather than sent empty).
+type apiDocReportBody struct {
+	apiReportBody
+	// Related are the stored related documents (headers and cosine,
+	// restricted ones flagged), best first, whatever the filter; empty
+	// when none (a report exists only once a run has indexed the document,
+	// and that run computed them).
+	Related      []daemon.RelatedDoc `json:"related"`
+	RelatedError string              `json:"related_error,omitempty"`
+}
+
 // apiSourceBody is one source: daemon.SourceReport's fields plus its text
 // when the caller may read it.
 type apiSourceBody struct {
@@ -146,7 +159,8 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 	b := reportBody(raw.Filter(f), f, !raw.Restricted || admin, admin)
 	b.Status = doc.Status
 	near, _ := s.nearDupsOf(r.Context(), doc.ID)
-	writeJSON(w, http.StatusOK, b.withNearDups(near))
+	rel := s.relatedOf(r.Context(), doc.ID)
+	writeJSON(w, http.StatusOK, apiDocReportBody{apiReportBody: b.withNearDups(near), Related: rel.List, RelatedError: rel.Err})
 }
 
 // apiDocHead is a document's header in a pair report.

@@ -200,6 +200,14 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	}
 	staff.shot("report")
 
+	// The related documents (by topic) follow the sources, before the text.
+	relatedRows := `document.querySelectorAll("#related:not([hidden]) tr[data-related]").length`
+	relBefore := e2eEval[int](staff, "related rows", relatedRows)
+	if relBefore == 0 || !e2eEval[bool](staff, "the related panel's place", `(() => { const s = document.getElementById("sources"), r = document.getElementById("related"), x = document.getElementById("text");
+		return !!(s && r && x && (s.compareDocumentPosition(r) & Node.DOCUMENT_POSITION_FOLLOWING) && (r.compareDocumentPosition(x) & Node.DOCUMENT_POSITION_FOLLOWING)); })()`) {
+		staff.fatalf("the report lists %d related documents, or the panel is not between the sources and the text", relBefore)
+	}
+
 	excluded := e2eEval[bool](staff, "the exclude-quotes checkbox", `document.querySelector(`+e2eJS(e2eSelExcludeQuote)+`).checked`)
 	t.Logf("overall figure %q with quotes excluded=%v", figure, excluded)
 	staff.do("toggle exclude quotes", chromedp.Click(chromedp.CSS(e2eSelExcludeQuote)))
@@ -207,6 +215,10 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	t.Logf("overall figure %q with quotes excluded=%v", toggled, !excluded)
 	if got := e2eEval[bool](staff, "the exclude-quotes checkbox", `document.querySelector(`+e2eJS(e2eSelExcludeQuote)+`).checked`); got == excluded {
 		staff.fatalf("the exclude-quotes checkbox did not change")
+	}
+	// the partial reload carries the related panel over, not a placeholder
+	if n := e2eEval[int](staff, "related rows", relatedRows); n != relBefore || e2eEval[int](staff, "related panels", `document.querySelectorAll("#related").length`) != 1 {
+		staff.fatalf("after the filter changed the related panel has %d rows, want %d, in one panel", n, relBefore)
 	}
 	staff.shot("report-quotes-toggled")
 	staff.do("toggle exclude quotes back", chromedp.Click(chromedp.CSS(e2eSelExcludeQuote)))
@@ -240,7 +252,7 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
 		return err
 	})
-	for _, sel := range []string{"header.top nav", "header.top .who", e2eSelFilterForm, e2eSelPrintButton} {
+	for _, sel := range []string{"header.top nav", "header.top .who", e2eSelFilterForm, e2eSelPrintButton, "#related"} {
 		if staff.visible(sel) {
 			staff.fatalf("%s is visible in the print view", sel)
 		}

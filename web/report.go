@@ -503,10 +503,14 @@ type reportView struct {
 	// NearDups is the near-duplicates section, shown first; nil where it
 	// does not apply (a failed or deleted document, a partial=1 region).
 	NearDups *nearDupSection
-	Q        reportQuery
-	Region   *reportRegion
-	Edit     bool // staff: the metadata form and the delete button
-	Print    time.Time
+	// Related is the related-documents panel, after the sources; nil
+	// where it does not apply (a check, a failed or deleted document); in
+	// a partial=1 region only a placeholder that report.js fills.
+	Related *relatedSection
+	Q       reportQuery
+	Region  *reportRegion
+	Edit    bool // staff: the metadata form and the delete button
+	Print   time.Time
 }
 
 // reportRegion is the part of the page the filters change: JS fetches it

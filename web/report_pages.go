@@ -164,6 +164,13 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		v.NearDups = s.nearDupView(res, v.Base, sources, doc.Status == "pending")
 		v.NearDups.Unchecked = !checked
 	}
+	if doc.Status == "indexed" || doc.Status == "pending" {
+		if r.URL.Query().Get("partial") == "1" {
+			v.Related = &relatedSection{Kept: true} // the filters do not change it: report.js keeps the page's
+		} else {
+			v.Related = relatedView(s.relatedOf(ctx, id), v.Region != nil)
+		}
+	}
 	s.showReport(w, r, v)
 }
 

@@ -66,6 +66,7 @@ func (s *Server) register() {
 	s.api("DELETE /api/v1/documents/{id}", staff, s.apiDeleteDocument)
 	s.api("GET /api/v1/documents/{id}/similar", teacher, s.apiSimilar)
 	s.api("GET /api/v1/documents/{id}/near-duplicates", teacher, s.apiNearDuplicates)
+	s.api("GET /api/v1/documents/{id}/related", teacher, s.apiRelated)
 	s.api("GET /api/v1/documents/{id}/report", teacher, s.apiReport)
 	s.api("GET /api/v1/documents/{id}/report/{other}", teacher, s.apiPairReport)
 	s.api("POST /api/v1/check", teacher, s.apiCheck)

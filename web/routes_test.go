@@ -297,10 +297,15 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 		}
 	}
 	// the schemas name every field the API sends
-	for name, v := range map[string]any{"Document": daemon.Document{}, "SimilarRow": daemon.SimilarRow{}, "RunInfo": daemon.RunInfo{},
-		"Report": daemon.Report{}, "SourceReport": daemon.SourceReport{}, "NearDuplicate": daemon.NearDuplicate{}} {
+	for _, c := range []struct {
+		name string
+		v    any
+	}{{"Document", daemon.Document{}}, {"SimilarRow", daemon.SimilarRow{}}, {"RunInfo", daemon.RunInfo{}},
+		{"Report", daemon.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", daemon.SourceReport{}},
+		{"NearDuplicate", daemon.NearDuplicate{}}, {"RelatedDocument", daemon.RelatedDoc{}}, {"RelatedList", relatedList{}}} {
+		name := c.name
 		props, _ := schemas[name].(map[string]any)["properties"].(map[string]any)
-		rt := reflect.TypeOf(v)
+		rt := reflect.TypeOf(c.v)
 		for i := range rt.NumField() {
 			f := rt.Field(i)
 			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")

@@ -51,6 +51,13 @@
           box.innerHTML = html;
           var fresh = box.querySelector("#report-region");
           if (!fresh) throw new Error("unexpected answer");
+          // The parts the filters do not change (the related documents)
+          // come as empty placeholders marked data-keep: the page's own
+          // are carried over instead of being read again.
+          each("[data-keep]", function (ph) {
+            var kept = ph.id && region.querySelector("#" + ph.id);
+            if (kept) ph.parentNode.replaceChild(kept, ph);
+          }, fresh);
           region.parentNode.replaceChild(fresh, region);
           region = fresh;
           var q = fresh.getAttribute("data-query");
