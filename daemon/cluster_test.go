@@ -161,8 +161,8 @@ func TestCluster_SameResultAnyTopology(t *testing.T) {
 				m.step()
 			}
 			rep := mustRun(t, e, false)
-			if rep.Kind != "full" || rep.Nodes != k || rep.BytesToNodes == 0 || rep.BytesFromNodes == 0 {
-				t.Fatalf("first run: %+v; want full on %d nodes with bytes counted", rep, k)
+			if rep.Kind != "full" || rep.Nodes != k || rep.BytesToNodes == 0 || rep.BytesFromNodes == 0 || rep.RelatedOnNodes == 0 {
+				t.Fatalf("first run: %+v; want full on %d nodes with bytes counted and the related join on the nodes", rep, k)
 			}
 			checkAgainstReference(t, pool, cfg, "after the first run")
 			for run := 0; run < 12; run++ {

@@ -46,6 +46,8 @@ type Engine struct {
 	// related holds the related-documents vectors as of the last run this
 	// engine committed, so an incremental run need not read them back.
 	related *relatedState
+	// relatedRemote counts related-join queries answered by remote nodes.
+	relatedRemote atomic.Int64
 
 	saveMu sync.Mutex     // one save at a time
 	saving sync.WaitGroup // background saves in flight
@@ -109,6 +111,9 @@ type RunReport struct {
 	// sent to and received from remote nodes during the run (0 with
 	// in-process nodes), reloads of node slices included.
 	BytesToNodes, BytesFromNodes int64
+	// RelatedOnNodes is the number of related-documents queries the remote
+	// nodes joined (0 with in-process nodes: the master's cores do it).
+	RelatedOnNodes int64
 }
 
 // Run performs one run and commits it. full forces a full recomputation; an
@@ -207,7 +212,9 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		return rep, err
 	}
 	t = time.Now()
+	remoteBefore := e.relatedRemote.Load()
 	rel, err := e.relatedPhase(ctx, runID, full, out, cs)
+	rep.RelatedOnNodes = e.relatedRemote.Load() - remoteBefore
 	rep.Phases["related"] = time.Since(t)
 	if err != nil {
 		e.abort(ctx)

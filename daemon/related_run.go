@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/related"
 )
 
@@ -99,7 +100,6 @@ func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *
 		e.log.Info().Int64("run", runID).Int("docs", n).Int("sample_docs", m.Docs).
 			Dur("took", time.Since(t)).Msg("related-documents model rebuilt; every document is revectored")
 	}
-	pool := related.Pool(runtime.GOMAXPROCS(0))
 	fresh, err := e.vectorize(ctx, runID, m, langs, rd.indexed, true)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *
 		u.vectors = append(u.vectors, more...)
 		st := newRelatedState(runID, u.vectors)
 		u.state = st
-		u.selfJoin(st, e.cfg.Related, pool)
+		e.selfJoin(ctx, u, st)
 		return u, nil
 	}
 	old, err := e.relatedVectors(ctx, cur.Version, rd.others)
@@ -122,7 +122,7 @@ func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *
 	}
 	st := newRelatedState(runID, append(old.vectors(), fresh...))
 	u.state = st
-	return u, e.incrementalLists(ctx, u, st, rd, cs.lostRelated, pool)
+	return u, e.incrementalLists(ctx, u, st, rd, cs.lostRelated)
 }
 
 func newRelatedState(run int64, vs []relatedVector) *relatedState {
@@ -142,21 +142,17 @@ func (st *relatedState) index(id int64) int {
 	return -1
 }
 
-// selfJoin recomputes every list.
-func (u *relatedUpdate) selfJoin(st *relatedState, cfg RelatedConfig, pool related.Runner) {
-	s := related.Prepare(nil, st.vecs, true, pool)
-	var lists [][]related.Neighbor
+// selfJoin recomputes every list: every document a query against all.
+func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedState) {
+	cfg := e.cfg.Related
 	method := cfg.MethodFor(len(st.ids))
 	u.stats.Method, u.stats.Queries = method, len(st.ids)
-	if method == "exact" {
-		var es related.ExactStats
-		lists, es = related.Exact(s, related.NewIndex(s), cfg.K, pool)
-		u.stats.Candidates = es.Postings
-	} else {
-		var zs related.Stats
-		lists, zs = related.ZOLIP(s, related.Params{K: cfg.K, Lambda: cfg.Lambda, Sigma: cfg.Sigma}, pool)
-		u.stats.NDDOnly, u.stats.Candidates = zs.NDDOnly, zs.NDDPairs+zs.CITDots
+	same := make([]int32, len(st.ids))
+	for i := range same {
+		same[i] = int32(i)
 	}
+	lists := e.joinRelated(ctx, remote.RelatedJob{K: cfg.K, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
+		Data: st.vecs, Queries: st.vecs, Same: same})
 	for i, l := range lists {
 		u.lists[st.ids[i]] = rowsOf(st, l)
 	}
@@ -172,7 +168,7 @@ func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {
 
 // incrementalLists updates the lists an incremental run touches, exactly.
 func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments,
-	lost []int64, pool related.Runner) error {
+	lost []int64) error {
 	k := e.cfg.Related.K
 	u.stats.Method = "incremental"
 	// Lists that held a document this run changed or removed, or that lost
@@ -200,7 +196,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	for id := range redo {
 		qIDs = append(qIDs, id)
 	}
-	e.exactLists(u, st, qIDs, pool)
+	e.exactLists(ctx, u, st, qIDs)
 	u.stats.Queries = len(qIDs)
 
 	// Every other list may gain a new or changed document: join the rest of
@@ -223,8 +219,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	if len(batch) == 0 || len(rest) == 0 {
 		return nil
 	}
-	s := related.Prepare(rest, batch, false, pool)
-	back, _ := related.Exact(s, related.NewIndex(s), k, pool)
+	back := e.joinRelated(ctx, remote.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest})
 	var gainers []int64
 	for i, l := range back {
 		if len(l) > 0 {
@@ -261,13 +256,13 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 			u.lists[id] = rowsOf(st, merged)
 		}
 	}
-	e.exactLists(u, st, stale, pool)
+	e.exactLists(ctx, u, st, stale)
 	return nil
 }
 
 // exactLists recomputes the lists of ids (documents of st) by an exact join
 // against all of st.
-func (e *Engine) exactLists(u *relatedUpdate, st *relatedState, ids []int64, pool related.Runner) {
+func (e *Engine) exactLists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64) {
 	if len(ids) == 0 {
 		return
 	}
@@ -278,9 +273,7 @@ func (e *Engine) exactLists(u *relatedUpdate, st *relatedState, ids []int64, poo
 		i := st.index(id)
 		q[j], same[j] = st.vecs[i], int32(i)
 	}
-	s := related.Prepare(q, st.vecs, false, pool)
-	s.SameAs(same)
-	lists, _ := related.Exact(s, related.NewIndex(s), e.cfg.Related.K, pool)
+	lists := e.joinRelated(ctx, remote.RelatedJob{K: e.cfg.Related.K, Method: "exact", Data: st.vecs, Queries: q, Same: same})
 	for j, l := range lists {
 		u.lists[ids[j]] = rowsOf(st, l)
 	}

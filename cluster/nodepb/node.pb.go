@@ -770,6 +770,236 @@ func (x *QueryRequest) GetDfCap() int64 {
 	return 0
 }
 
+type RelatedJob struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	K             int32                  `protobuf:"varint,1,opt,name=k,proto3" json:"k,omitempty"`
+	Method        string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"` // exact or zolip
+	Lambda        int32                  `protobuf:"varint,3,opt,name=lambda,proto3" json:"lambda,omitempty"`
+	Sigma         float64                `protobuf:"fixed64,4,opt,name=sigma,proto3" json:"sigma,omitempty"`
+	Data          int32                  `protobuf:"varint,5,opt,name=data,proto3" json:"data,omitempty"`       // data vectors in the stream
+	Queries       int32                  `protobuf:"varint,6,opt,name=queries,proto3" json:"queries,omitempty"` // query vectors, after the data
+	Same          []byte                 `protobuf:"bytes,7,opt,name=same,proto3" json:"same,omitempty"`        // u32 per query: the data index it is (never its own neighbour), or 0xFFFFFFFF
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RelatedJob) Reset() {
+	*x = RelatedJob{}
+	mi := &file_node_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelatedJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelatedJob) ProtoMessage() {}
+
+func (x *RelatedJob) ProtoReflect() protoreflect.Message {
+	mi := &file_node_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelatedJob.ProtoReflect.Descriptor instead.
+func (*RelatedJob) Descriptor() ([]byte, []int) {
+	return file_node_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RelatedJob) GetK() int32 {
+	if x != nil {
+		return x.K
+	}
+	return 0
+}
+
+func (x *RelatedJob) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *RelatedJob) GetLambda() int32 {
+	if x != nil {
+		return x.Lambda
+	}
+	return 0
+}
+
+func (x *RelatedJob) GetSigma() float64 {
+	if x != nil {
+		return x.Sigma
+	}
+	return 0
+}
+
+func (x *RelatedJob) GetData() int32 {
+	if x != nil {
+		return x.Data
+	}
+	return 0
+}
+
+func (x *RelatedJob) GetQueries() int32 {
+	if x != nil {
+		return x.Queries
+	}
+	return 0
+}
+
+func (x *RelatedJob) GetSame() []byte {
+	if x != nil {
+		return x.Same
+	}
+	return nil
+}
+
+// RelatedPart carries whole vectors: data ones until job.data have come,
+// then queries.
+type RelatedPart struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *RelatedJob            `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`         // first part only
+	Lens          []byte                 `protobuf:"bytes,2,opt,name=lens,proto3" json:"lens,omitempty"`       // u32 terms per vector
+	Terms         []byte                 `protobuf:"bytes,3,opt,name=terms,proto3" json:"terms,omitempty"`     // u64 term hashes
+	Weights       []byte                 `protobuf:"bytes,4,opt,name=weights,proto3" json:"weights,omitempty"` // f32 per term
+	Norms         []byte                 `protobuf:"bytes,5,opt,name=norms,proto3" json:"norms,omitempty"`     // f32 per vector
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RelatedPart) Reset() {
+	*x = RelatedPart{}
+	mi := &file_node_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelatedPart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelatedPart) ProtoMessage() {}
+
+func (x *RelatedPart) ProtoReflect() protoreflect.Message {
+	mi := &file_node_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelatedPart.ProtoReflect.Descriptor instead.
+func (*RelatedPart) Descriptor() ([]byte, []int) {
+	return file_node_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RelatedPart) GetJob() *RelatedJob {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
+func (x *RelatedPart) GetLens() []byte {
+	if x != nil {
+		return x.Lens
+	}
+	return nil
+}
+
+func (x *RelatedPart) GetTerms() []byte {
+	if x != nil {
+		return x.Terms
+	}
+	return nil
+}
+
+func (x *RelatedPart) GetWeights() []byte {
+	if x != nil {
+		return x.Weights
+	}
+	return nil
+}
+
+func (x *RelatedPart) GetNorms() []byte {
+	if x != nil {
+		return x.Norms
+	}
+	return nil
+}
+
+type RelatedLists struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Lens          []byte                 `protobuf:"bytes,1,opt,name=lens,proto3" json:"lens,omitempty"` // u32 neighbours per query
+	Docs          []byte                 `protobuf:"bytes,2,opt,name=docs,proto3" json:"docs,omitempty"` // u32 data index per neighbour
+	Sims          []byte                 `protobuf:"bytes,3,opt,name=sims,proto3" json:"sims,omitempty"` // f32 cosine per neighbour
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RelatedLists) Reset() {
+	*x = RelatedLists{}
+	mi := &file_node_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RelatedLists) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RelatedLists) ProtoMessage() {}
+
+func (x *RelatedLists) ProtoReflect() protoreflect.Message {
+	mi := &file_node_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RelatedLists.ProtoReflect.Descriptor instead.
+func (*RelatedLists) Descriptor() ([]byte, []int) {
+	return file_node_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *RelatedLists) GetLens() []byte {
+	if x != nil {
+		return x.Lens
+	}
+	return nil
+}
+
+func (x *RelatedLists) GetDocs() []byte {
+	if x != nil {
+		return x.Docs
+	}
+	return nil
+}
+
+func (x *RelatedLists) GetSims() []byte {
+	if x != nil {
+		return x.Sims
+	}
+	return nil
+}
+
 var File_node_proto protoreflect.FileDescriptor
 
 const file_node_proto_rawDesc = "" +
@@ -828,7 +1058,26 @@ const file_node_proto_rawDesc = "" +
 	"\x04self\x18\x02 \x01(\rR\x04self\x12\x16\n" +
 	"\x06chunks\x18\x03 \x01(\fR\x06chunks\x12\x16\n" +
 	"\x06checks\x18\x04 \x01(\fR\x06checks\x12\x15\n" +
-	"\x06df_cap\x18\x05 \x01(\x03R\x05dfCap2\x91\x05\n" +
+	"\x06df_cap\x18\x05 \x01(\x03R\x05dfCap\"\xa2\x01\n" +
+	"\n" +
+	"RelatedJob\x12\f\n" +
+	"\x01k\x18\x01 \x01(\x05R\x01k\x12\x16\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x12\x16\n" +
+	"\x06lambda\x18\x03 \x01(\x05R\x06lambda\x12\x14\n" +
+	"\x05sigma\x18\x04 \x01(\x01R\x05sigma\x12\x12\n" +
+	"\x04data\x18\x05 \x01(\x05R\x04data\x12\x18\n" +
+	"\aqueries\x18\x06 \x01(\x05R\aqueries\x12\x12\n" +
+	"\x04same\x18\a \x01(\fR\x04same\"\x94\x01\n" +
+	"\vRelatedPart\x12+\n" +
+	"\x03job\x18\x01 \x01(\v2\x19.plagd.node.v1.RelatedJobR\x03job\x12\x12\n" +
+	"\x04lens\x18\x02 \x01(\fR\x04lens\x12\x14\n" +
+	"\x05terms\x18\x03 \x01(\fR\x05terms\x12\x18\n" +
+	"\aweights\x18\x04 \x01(\fR\aweights\x12\x14\n" +
+	"\x05norms\x18\x05 \x01(\fR\x05norms\"J\n" +
+	"\fRelatedLists\x12\x12\n" +
+	"\x04lens\x18\x01 \x01(\fR\x04lens\x12\x12\n" +
+	"\x04docs\x18\x02 \x01(\fR\x04docs\x12\x12\n" +
+	"\x04sims\x18\x03 \x01(\fR\x04sims2\xd9\x05\n" +
 	"\x04Node\x128\n" +
 	"\x05Range\x12\x14.plagd.node.v1.Empty\x1a\x19.plagd.node.v1.RangeReply\x12:\n" +
 	"\x05Begin\x12\x1b.plagd.node.v1.BeginRequest\x1a\x14.plagd.node.v1.Empty\x12:\n" +
@@ -840,7 +1089,8 @@ const file_node_proto_rawDesc = "" +
 	"\x05Abort\x12\x14.plagd.node.v1.Empty\x1a\x14.plagd.node.v1.Empty\x127\n" +
 	"\bSnapshot\x12\x14.plagd.node.v1.Empty\x1a\x13.plagd.node.v1.Blob0\x01\x126\n" +
 	"\aInstall\x12\x13.plagd.node.v1.Blob\x1a\x14.plagd.node.v1.Empty(\x01\x12<\n" +
-	"\x05Query\x12\x1b.plagd.node.v1.QueryRequest\x1a\x14.plagd.node.v1.Lists0\x01B'Z%github.com/plagd/plagd/cluster/nodepbb\x06proto3"
+	"\x05Query\x12\x1b.plagd.node.v1.QueryRequest\x1a\x14.plagd.node.v1.Lists0\x01\x12F\n" +
+	"\aRelated\x12\x1a.plagd.node.v1.RelatedPart\x1a\x1b.plagd.node.v1.RelatedLists(\x010\x01B'Z%github.com/plagd/plagd/cluster/nodepbb\x06proto3"
 
 var (
 	file_node_proto_rawDescOnce sync.Once
@@ -854,7 +1104,7 @@ func file_node_proto_rawDescGZIP() []byte {
 	return file_node_proto_rawDescData
 }
 
-var file_node_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_node_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_node_proto_goTypes = []any{
 	(*Empty)(nil),         // 0: plagd.node.v1.Empty
 	(*RangeReply)(nil),    // 1: plagd.node.v1.RangeReply
@@ -868,37 +1118,43 @@ var file_node_proto_goTypes = []any{
 	(*CommitRequest)(nil), // 9: plagd.node.v1.CommitRequest
 	(*Blob)(nil),          // 10: plagd.node.v1.Blob
 	(*QueryRequest)(nil),  // 11: plagd.node.v1.QueryRequest
+	(*RelatedJob)(nil),    // 12: plagd.node.v1.RelatedJob
+	(*RelatedPart)(nil),   // 13: plagd.node.v1.RelatedPart
+	(*RelatedLists)(nil),  // 14: plagd.node.v1.RelatedLists
 }
 var file_node_proto_depIdxs = []int32{
 	2,  // 0: plagd.node.v1.BeginRequest.params:type_name -> plagd.node.v1.Params
 	5,  // 1: plagd.node.v1.DeliverPart.lists:type_name -> plagd.node.v1.Lists
-	0,  // 2: plagd.node.v1.Node.Range:input_type -> plagd.node.v1.Empty
-	3,  // 3: plagd.node.v1.Node.Begin:input_type -> plagd.node.v1.BeginRequest
-	4,  // 4: plagd.node.v1.Node.Chunk:input_type -> plagd.node.v1.TextPart
-	6,  // 5: plagd.node.v1.Node.Deliver:input_type -> plagd.node.v1.DeliverPart
-	0,  // 6: plagd.node.v1.Node.Build:input_type -> plagd.node.v1.Empty
-	8,  // 7: plagd.node.v1.Node.Count:input_type -> plagd.node.v1.CountRequest
-	9,  // 8: plagd.node.v1.Node.Commit:input_type -> plagd.node.v1.CommitRequest
-	0,  // 9: plagd.node.v1.Node.Abort:input_type -> plagd.node.v1.Empty
-	0,  // 10: plagd.node.v1.Node.Snapshot:input_type -> plagd.node.v1.Empty
-	10, // 11: plagd.node.v1.Node.Install:input_type -> plagd.node.v1.Blob
-	11, // 12: plagd.node.v1.Node.Query:input_type -> plagd.node.v1.QueryRequest
-	1,  // 13: plagd.node.v1.Node.Range:output_type -> plagd.node.v1.RangeReply
-	0,  // 14: plagd.node.v1.Node.Begin:output_type -> plagd.node.v1.Empty
-	5,  // 15: plagd.node.v1.Node.Chunk:output_type -> plagd.node.v1.Lists
-	0,  // 16: plagd.node.v1.Node.Deliver:output_type -> plagd.node.v1.Empty
-	7,  // 17: plagd.node.v1.Node.Build:output_type -> plagd.node.v1.BuildReply
-	5,  // 18: plagd.node.v1.Node.Count:output_type -> plagd.node.v1.Lists
-	0,  // 19: plagd.node.v1.Node.Commit:output_type -> plagd.node.v1.Empty
-	0,  // 20: plagd.node.v1.Node.Abort:output_type -> plagd.node.v1.Empty
-	10, // 21: plagd.node.v1.Node.Snapshot:output_type -> plagd.node.v1.Blob
-	0,  // 22: plagd.node.v1.Node.Install:output_type -> plagd.node.v1.Empty
-	5,  // 23: plagd.node.v1.Node.Query:output_type -> plagd.node.v1.Lists
-	13, // [13:24] is the sub-list for method output_type
-	2,  // [2:13] is the sub-list for method input_type
-	2,  // [2:2] is the sub-list for extension type_name
-	2,  // [2:2] is the sub-list for extension extendee
-	0,  // [0:2] is the sub-list for field type_name
+	12, // 2: plagd.node.v1.RelatedPart.job:type_name -> plagd.node.v1.RelatedJob
+	0,  // 3: plagd.node.v1.Node.Range:input_type -> plagd.node.v1.Empty
+	3,  // 4: plagd.node.v1.Node.Begin:input_type -> plagd.node.v1.BeginRequest
+	4,  // 5: plagd.node.v1.Node.Chunk:input_type -> plagd.node.v1.TextPart
+	6,  // 6: plagd.node.v1.Node.Deliver:input_type -> plagd.node.v1.DeliverPart
+	0,  // 7: plagd.node.v1.Node.Build:input_type -> plagd.node.v1.Empty
+	8,  // 8: plagd.node.v1.Node.Count:input_type -> plagd.node.v1.CountRequest
+	9,  // 9: plagd.node.v1.Node.Commit:input_type -> plagd.node.v1.CommitRequest
+	0,  // 10: plagd.node.v1.Node.Abort:input_type -> plagd.node.v1.Empty
+	0,  // 11: plagd.node.v1.Node.Snapshot:input_type -> plagd.node.v1.Empty
+	10, // 12: plagd.node.v1.Node.Install:input_type -> plagd.node.v1.Blob
+	11, // 13: plagd.node.v1.Node.Query:input_type -> plagd.node.v1.QueryRequest
+	13, // 14: plagd.node.v1.Node.Related:input_type -> plagd.node.v1.RelatedPart
+	1,  // 15: plagd.node.v1.Node.Range:output_type -> plagd.node.v1.RangeReply
+	0,  // 16: plagd.node.v1.Node.Begin:output_type -> plagd.node.v1.Empty
+	5,  // 17: plagd.node.v1.Node.Chunk:output_type -> plagd.node.v1.Lists
+	0,  // 18: plagd.node.v1.Node.Deliver:output_type -> plagd.node.v1.Empty
+	7,  // 19: plagd.node.v1.Node.Build:output_type -> plagd.node.v1.BuildReply
+	5,  // 20: plagd.node.v1.Node.Count:output_type -> plagd.node.v1.Lists
+	0,  // 21: plagd.node.v1.Node.Commit:output_type -> plagd.node.v1.Empty
+	0,  // 22: plagd.node.v1.Node.Abort:output_type -> plagd.node.v1.Empty
+	10, // 23: plagd.node.v1.Node.Snapshot:output_type -> plagd.node.v1.Blob
+	0,  // 24: plagd.node.v1.Node.Install:output_type -> plagd.node.v1.Empty
+	5,  // 25: plagd.node.v1.Node.Query:output_type -> plagd.node.v1.Lists
+	14, // 26: plagd.node.v1.Node.Related:output_type -> plagd.node.v1.RelatedLists
+	15, // [15:27] is the sub-list for method output_type
+	3,  // [3:15] is the sub-list for method input_type
+	3,  // [3:3] is the sub-list for extension type_name
+	3,  // [3:3] is the sub-list for extension extendee
+	0,  // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_node_proto_init() }
@@ -912,7 +1168,7 @@ func file_node_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_node_proto_rawDesc), len(file_node_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -36,6 +36,7 @@ const (
 	Node_Snapshot_FullMethodName = "/plagd.node.v1.Node/Snapshot"
 	Node_Install_FullMethodName  = "/plagd.node.v1.Node/Install"
 	Node_Query_FullMethodName    = "/plagd.node.v1.Node/Query"
+	Node_Related_FullMethodName  = "/plagd.node.v1.Node/Related"
 )
 
 // NodeClient is the client API for Node service.
@@ -66,6 +67,12 @@ type NodeClient interface {
 	// range. A node whose committed generation is not gen answers
 	// FailedPrecondition.
 	Query(ctx context.Context, in *QueryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Lists], error)
+	// Related joins query vectors with data vectors by cosine (related
+	// documents by topic, seed 003): the client streams the job (in the
+	// first part), the data set, then the queries; the server streams back
+	// one neighbour list per query, in order. Stateless, outside any run:
+	// the master splits a join's queries over its nodes.
+	Related(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RelatedPart, RelatedLists], error)
 }
 
 type nodeClient struct {
@@ -222,6 +229,19 @@ func (c *nodeClient) Query(ctx context.Context, in *QueryRequest, opts ...grpc.C
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Node_QueryClient = grpc.ServerStreamingClient[Lists]
 
+func (c *nodeClient) Related(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RelatedPart, RelatedLists], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Node_ServiceDesc.Streams[6], Node_Related_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[RelatedPart, RelatedLists]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Node_RelatedClient = grpc.BidiStreamingClient[RelatedPart, RelatedLists]
+
 // NodeServer is the server API for Node service.
 // All implementations must embed UnimplementedNodeServer
 // for forward compatibility.
@@ -250,6 +270,12 @@ type NodeServer interface {
 	// range. A node whose committed generation is not gen answers
 	// FailedPrecondition.
 	Query(*QueryRequest, grpc.ServerStreamingServer[Lists]) error
+	// Related joins query vectors with data vectors by cosine (related
+	// documents by topic, seed 003): the client streams the job (in the
+	// first part), the data set, then the queries; the server streams back
+	// one neighbour list per query, in order. Stateless, outside any run:
+	// the master splits a join's queries over its nodes.
+	Related(grpc.BidiStreamingServer[RelatedPart, RelatedLists]) error
 	mustEmbedUnimplementedNodeServer()
 }
 
@@ -292,6 +318,9 @@ func (UnimplementedNodeServer) Install(grpc.ClientStreamingServer[Blob, Empty]) 
 }
 func (UnimplementedNodeServer) Query(*QueryRequest, grpc.ServerStreamingServer[Lists]) error {
 	return status.Error(codes.Unimplemented, "method Query not implemented")
+}
+func (UnimplementedNodeServer) Related(grpc.BidiStreamingServer[RelatedPart, RelatedLists]) error {
+	return status.Error(codes.Unimplemented, "method Related not implemented")
 }
 func (UnimplementedNodeServer) mustEmbedUnimplementedNodeServer() {}
 func (UnimplementedNodeServer) testEmbeddedByValue()              {}
@@ -458,6 +487,13 @@ func _Node_Query_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Node_QueryServer = grpc.ServerStreamingServer[Lists]
 
+func _Node_Related_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(NodeServer).Related(&grpc.GenericServerStream[RelatedPart, RelatedLists]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Node_RelatedServer = grpc.BidiStreamingServer[RelatedPart, RelatedLists]
+
 // Node_ServiceDesc is the grpc.ServiceDesc for Node service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -517,6 +553,12 @@ var Node_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Query",
 			Handler:       _Node_Query_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "Related",
+			Handler:       _Node_Related_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "node.proto",

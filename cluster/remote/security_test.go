@@ -112,6 +112,15 @@ func callAll(rpc nodepb.NodeClient) map[string]error {
 		}
 		return drain(func() error { _, err := s.Recv(); return err })
 	}()
+	out["Related"] = func() error {
+		s, err := rpc.Related(ctx)
+		if err != nil {
+			return err
+		}
+		s.Send(&nodepb.RelatedPart{Job: &nodepb.RelatedJob{K: 1, Method: "exact"}})
+		s.CloseSend()
+		return drain(func() error { _, err := s.Recv(); return err })
+	}()
 	out["Install"] = func() error {
 		s, err := rpc.Install(ctx)
 		if err != nil {
