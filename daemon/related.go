@@ -111,7 +111,7 @@ func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg Config, texts []s
 	q := make([]related.Vector, len(texts))
 	for i, t := range texts {
 		_, terms := related.Analyze(t, langs)
-		q[i] = m.Vector(terms)
+		q[i] = docVector(m.Model, terms)
 	}
 	pool2 := related.Pool(runtime.GOMAXPROCS(0))
 	s := related.Prepare(q, vecs, false, pool2)

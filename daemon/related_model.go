@@ -101,3 +101,11 @@ func decodeVector(terms, weights []byte, norm float32) (related.Vector, error) {
 	}
 	return v, nil
 }
+
+// docVector is the related-documents vector of a document's term counts
+// under m: TF-IDF, unit length, every term. (Keeping only the 100 heaviest
+// terms made joins 1.5-1.8 times faster but changed a quarter of the top-10
+// lists of the pan-id documents: not worth it.)
+func docVector(m *related.Model, terms []related.TermCount) related.Vector {
+	return m.Vector(terms)
+}

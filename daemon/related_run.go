@@ -359,9 +359,10 @@ func (e *Engine) vectorize(ctx context.Context, runID int64, m *related.Model, l
 	var g errgroup.Group
 	for w := range workers {
 		g.Go(func() error {
+			a := related.Analyzer{Candidates: langs}
 			for t := range texts {
-				l, terms := related.Analyze(t.text, langs)
-				parts[w] = append(parts[w], relatedVector{id: t.id, lang: l, v: m.Vector(terms)})
+				l, terms := a.Analyze(t.text)
+				parts[w] = append(parts[w], relatedVector{id: t.id, lang: l, v: docVector(m, terms)})
 			}
 			return nil
 		})
@@ -396,8 +397,9 @@ func (e *Engine) buildRelatedModel(ctx context.Context, runID int64, rd runDocum
 	for range workers {
 		g.Go(func() error {
 			local := related.NewDelta()
+			a := related.Analyzer{Candidates: langs}
 			for t := range texts {
-				_, terms := related.Analyze(t.text, langs)
+				_, terms := a.Analyze(t.text)
 				local.Add(terms)
 			}
 			mu.Lock()

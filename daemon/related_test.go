@@ -40,7 +40,7 @@ func checkRelated(t testing.TB, pool *pgxpool.Pool, cfg Config, when string) {
 	if _, err := pgx.ForEachRow(rows, []any{&id, &body}, func() error {
 		_, terms := related.Analyze(body, langs)
 		ids = append(ids, id)
-		vecs = append(vecs, m.Vector(terms))
+		vecs = append(vecs, docVector(m.Model, terms))
 		return nil
 	}); err != nil {
 		t.Fatal(err)

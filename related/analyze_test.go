@@ -55,3 +55,23 @@ func TestStems(t *testing.T) {
 		t.Errorf("English terms %q, want %q", got, want)
 	}
 }
+
+// TestAnalyzerEqualsAnalyze: the cached analysis gives the same language
+// and counts as the plain one, text after text (the cache carried over).
+func TestAnalyzerEqualsAnalyze(t *testing.T) {
+	texts := []string{
+		"The students were studying the studies of running runners quickly.",
+		"Les étudiants étudient les études; the runner runs.",
+		"Para mahasiswa sedang mempelajari pembelajaran yang dipelajari.",
+		"The students were studying the studies of running runners quickly, again and again.",
+		"12 3 x",
+	}
+	var a Analyzer
+	for _, text := range texts {
+		l1, c1 := Analyze(text, nil)
+		l2, c2 := a.Analyze(text)
+		if l1 != l2 || !slices.Equal(c1, c2) {
+			t.Fatalf("%q: Analyze gives %v %v, Analyzer %v %v", text, l1, c1, l2, c2)
+		}
+	}
+}
