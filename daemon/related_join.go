@@ -19,7 +19,7 @@ import (
 // slower, so a run is not lost to it.
 func (e *Engine) joinRelated(ctx context.Context, j remote.RelatedJob) [][]related.Neighbor {
 	clients := e.relatedClients()
-	if len(clients) == 0 || len(j.Queries) < 2*len(clients) {
+	if len(clients) == 0 || len(j.Queries) < len(clients) {
 		return remote.RunRelated(j)
 	}
 	out := make([][]related.Neighbor, len(j.Queries))

@@ -167,40 +167,35 @@ func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {
 }
 
 // incrementalLists updates the lists an incremental run touches, exactly.
+//
+// The run's new and changed documents get their lists by an exact join
+// against the whole archive. Every other document B is joined with them
+// (its top k among the batch, G) and its stored list L is patched: drop
+// the members that changed or left, merge in G. The stored list is
+// complete down to its k-th cosine τ (or entirely, when it holds fewer
+// than k), so the patched list is exact when it holds k members all at or
+// above τ, or when L was complete; otherwise (a member left and nothing
+// as good came in) B's list is recomputed against the whole archive. A
+// list that lost a member to a hard delete ('lost_related') is not known
+// to be complete.
 func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments,
 	lost []int64) error {
 	k := e.cfg.Related.K
 	u.stats.Method = "incremental"
-	// Lists that held a document this run changed or removed, or that lost
-	// a member to a hard delete (the trigger's 'lost_related'), may be
-	// missing members they can only find in the whole archive: recompute them.
-	changed := append(slices.Clone(rd.indexed), rd.gone...)
-	rows, err := e.pool.Query(ctx, `select distinct doc_id from related where other_id = any($1)`, changed)
-	if err != nil {
-		return fmt.Errorf("find lists that held changed documents: %w", err)
-	}
-	holders, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return fmt.Errorf("find lists that held changed documents: %w", err)
-	}
-	redo := map[int64]bool{}
+	e.exactLists(ctx, u, st, slices.Clone(rd.indexed))
+	fresh := make(map[int64]bool, len(rd.indexed))
 	for _, id := range rd.indexed {
-		redo[id] = true
+		fresh[id] = true
 	}
-	for _, id := range append(holders, lost...) {
-		if st.index(id) >= 0 {
-			redo[id] = true
-		}
+	gone := make(map[int64]bool, len(rd.gone))
+	for _, id := range rd.gone {
+		gone[id] = true
 	}
-	qIDs := make([]int64, 0, len(redo))
-	for id := range redo {
-		qIDs = append(qIDs, id)
+	shortened := make(map[int64]bool, len(lost))
+	for _, id := range lost {
+		shortened[id] = true
 	}
-	e.exactLists(ctx, u, st, qIDs)
-	u.stats.Queries = len(qIDs)
 
-	// Every other list may gain a new or changed document: join the rest of
-	// the archive with them and merge into the stored lists that gain.
 	var batch []related.Vector
 	var batchIdx []int32
 	for _, id := range rd.indexed {
@@ -211,53 +206,96 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	var rest []related.Vector
 	var restIDs []int64
 	for i, id := range st.ids {
-		if !redo[id] {
+		if !fresh[id] {
 			rest = append(rest, st.vecs[i])
 			restIDs = append(restIDs, id)
 		}
 	}
-	if len(batch) == 0 || len(rest) == 0 {
+	if len(rest) == 0 {
 		return nil
 	}
-	back := e.joinRelated(ctx, remote.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest})
-	var gainers []int64
+	back := make([][]related.Neighbor, len(rest))
+	if len(batch) > 0 {
+		back = e.joinRelated(ctx, remote.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest})
+	}
+	// The lists to patch: those that gain, those that held a changed or
+	// removed document, those that lost a member by cascade.
+	changed := append(slices.Clone(rd.indexed), rd.gone...)
+	rows, err := e.pool.Query(ctx, `select distinct doc_id from related where other_id = any($1)`, changed)
+	if err != nil {
+		return fmt.Errorf("find lists that held changed documents: %w", err)
+	}
+	holders, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return fmt.Errorf("find lists that held changed documents: %w", err)
+	}
+	touched := make(map[int64]bool, len(holders)+len(lost))
+	for _, id := range append(holders, lost...) {
+		touched[id] = true
+	}
+	var read []int64
 	for i, l := range back {
-		if len(l) > 0 {
-			gainers = append(gainers, restIDs[i])
+		if len(l) > 0 || touched[restIDs[i]] {
+			read = append(read, restIDs[i])
 		}
 	}
-	stored, err := e.storedLists(ctx, gainers)
+	stored, err := e.storedLists(ctx, read)
 	if err != nil {
 		return err
 	}
-	var stale []int64 // lists naming a document that left meanwhile (deleted during the run)
+	var redo []int64
 	for i, l := range back {
-		if len(l) == 0 {
-			continue
-		}
 		id := restIDs[i]
-		cur := stored[id]
-		mine := make([]related.Neighbor, 0, len(cur))
-		for _, r := range cur {
-			if j := st.index(r.other); j >= 0 {
-				mine = append(mine, related.Neighbor{Doc: int32(j), Sim: r.cosine})
-			}
-		}
-		if len(mine) < len(cur) {
-			stale = append(stale, id)
+		if len(l) == 0 && !touched[id] {
 			continue
+		}
+		cur := stored[id]
+		complete := len(cur) < k && !shortened[id]
+		tau := float32(0)
+		if len(cur) > 0 {
+			tau = cur[len(cur)-1].cosine
+		}
+		kept := make([]related.Neighbor, 0, len(cur))
+		for _, r := range cur {
+			if fresh[r.other] || gone[r.other] {
+				continue // its new cosine, if it still counts, is in l
+			}
+			j := st.index(r.other)
+			if j < 0 { // left meanwhile (deleted during the run): the next run says so
+				complete = false
+				continue
+			}
+			kept = append(kept, related.Neighbor{Doc: int32(j), Sim: r.cosine})
 		}
 		gain := make([]related.Neighbor, len(l))
 		for j, nb := range l {
 			gain[j] = related.Neighbor{Doc: batchIdx[nb.Doc], Sim: nb.Sim}
 		}
-		merged := related.Merge(mine, gain, k)
-		if !slices.Equal(merged, mine) {
+		merged := related.Merge(kept, gain, k)
+		if !complete && (len(merged) < k || merged[len(merged)-1].Sim < tau) {
+			redo = append(redo, id)
+			continue
+		}
+		if !sameList(merged, cur, st) {
 			u.lists[id] = rowsOf(st, merged)
 		}
 	}
-	e.exactLists(ctx, u, st, stale)
+	u.stats.Queries = len(rd.indexed) + len(redo)
+	e.exactLists(ctx, u, st, redo)
 	return nil
+}
+
+// sameList reports whether a patched list equals the stored one.
+func sameList(l []related.Neighbor, stored []relatedRow, st *relatedState) bool {
+	if len(l) != len(stored) {
+		return false
+	}
+	for i, n := range l {
+		if st.ids[n.Doc] != stored[i].other || n.Sim != stored[i].cosine {
+			return false
+		}
+	}
+	return true
 }
 
 // exactLists recomputes the lists of ids (documents of st) by an exact join
