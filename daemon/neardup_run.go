@@ -125,16 +125,28 @@ func (e *Engine) runDocs(ctx context.Context, full bool, out *cluster.Outcome) (
 // hashTexts hashes the texts of ids, staged by this run or stored, on all
 // cores. A document without a text there is skipped.
 func (e *Engine) hashTexts(ctx context.Context, runID int64, m *nearModel, ids []int64, staged bool) ([]simhashRow, error) {
+	return mapTexts(ctx, e, runID, ids, staged, func() func(idText) simhashRow {
+		h := m.hasher(e.cfg.Params())
+		return func(t idText) simhashRow {
+			hash, W := h.hash(t.text)
+			return simhashRow{id: t.id, hash: hash, W: W}
+		}
+	})
+}
+
+// mapTexts streams the texts of ids (eachText) to one worker per core and
+// returns what each worker's function made of them, in no particular order.
+// newFn makes one function per worker, so that it can own its buffers.
+func mapTexts[T any](ctx context.Context, e *Engine, runID int64, ids []int64, staged bool, newFn func() func(idText) T) ([]T, error) {
 	workers := runtime.GOMAXPROCS(0)
-	parts := make([][]simhashRow, workers)
+	parts := make([][]T, workers)
 	texts := make(chan idText, 4*workers)
 	var g errgroup.Group
 	for w := range workers {
 		g.Go(func() error {
-			h := m.hasher(e.cfg.Params())
+			fn := newFn()
 			for t := range texts {
-				hash, W := h.hash(t.text)
-				parts[w] = append(parts[w], simhashRow{id: t.id, hash: hash, W: W})
+				parts[w] = append(parts[w], fn(t))
 			}
 			return nil
 		})
@@ -149,7 +161,7 @@ func (e *Engine) hashTexts(ctx context.Context, runID int64, m *nearModel, ids [
 	})
 	close(texts)
 	g.Wait()
-	var out []simhashRow
+	var out []T
 	for _, p := range parts {
 		out = append(out, p...)
 	}

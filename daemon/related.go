@@ -93,18 +93,8 @@ func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg Config, texts []s
 	}
 	var ids []int64
 	var vecs []related.Vector
-	var id int64
-	var tb, wb []byte
-	var norm float32
-	if _, err := pgx.ForEachRow(rows, []any{&id, &tb, &wb, &norm}, func() error {
-		v, err := decodeVector(tb, wb, norm)
-		if err != nil {
-			return fmt.Errorf("document %d: %w", id, err)
-		}
-		ids, vecs = append(ids, id), append(vecs, v)
-		return nil
-	}); err != nil {
-		return nil, st, fmt.Errorf("read related vectors: %w", err)
+	if err := scanVectors(rows, func(id int64, v related.Vector) { ids, vecs = append(ids, id), append(vecs, v) }); err != nil {
+		return nil, st, err
 	}
 	st.Archive = len(ids)
 	st.Method = cfg.Related.MethodFor(len(ids))

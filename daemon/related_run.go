@@ -372,6 +372,14 @@ func (e *Engine) relatedVectors(ctx context.Context, version int64, ids []int64)
 	if err != nil {
 		return nil, fmt.Errorf("read related vectors: %w", err)
 	}
+	if err := scanVectors(rows, func(id int64, v related.Vector) { out[id] = relatedVector{id: id, v: v} }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanVectors reads (doc_id, terms, weights, norm) rows of related_vectors.
+func scanVectors(rows pgx.Rows, fn func(id int64, v related.Vector)) error {
 	var id int64
 	var tb, wb []byte
 	var norm float32
@@ -380,46 +388,24 @@ func (e *Engine) relatedVectors(ctx context.Context, version int64, ids []int64)
 		if err != nil {
 			return fmt.Errorf("document %d: %w", id, err)
 		}
-		out[id] = relatedVector{id: id, v: v}
+		fn(id, v)
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("read related vectors: %w", err)
+		return fmt.Errorf("read related vectors: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
 // vectorize analyses the texts of ids (staged by this run or stored) on all
 // cores: language, stop words, stems, TF-IDF under m.
 func (e *Engine) vectorize(ctx context.Context, runID int64, m *related.Model, langs []related.Lang, ids []int64, staged bool) ([]relatedVector, error) {
-	workers := runtime.GOMAXPROCS(0)
-	parts := make([][]relatedVector, workers)
-	texts := make(chan idText, 4*workers)
-	var g errgroup.Group
-	for w := range workers {
-		g.Go(func() error {
-			a := related.Analyzer{Candidates: langs}
-			for t := range texts {
-				l, terms := a.Analyze(t.text)
-				parts[w] = append(parts[w], relatedVector{id: t.id, lang: l, v: docVector(m, terms)})
-			}
-			return nil
-		})
-	}
-	err := e.eachText(ctx, runID, ids, staged, func(t idText) error {
-		select {
-		case texts <- t:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+	return mapTexts(ctx, e, runID, ids, staged, func() func(idText) relatedVector {
+		a := related.Analyzer{Candidates: langs}
+		return func(t idText) relatedVector {
+			l, terms := a.Analyze(t.text)
+			return relatedVector{id: t.id, lang: l, v: docVector(m, terms)}
 		}
 	})
-	close(texts)
-	g.Wait()
-	var out []relatedVector
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out, err
 }
 
 // buildRelatedModel counts term document frequencies over a random sample
