@@ -12,8 +12,7 @@ func Components(n int, pairs [][2]uint32) [][]uint32 {
 	for i := range parent {
 		parent[i] = uint32(i)
 	}
-	var find func(x uint32) uint32
-	find = func(x uint32) uint32 {
+	find := func(x uint32) uint32 {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]] // path halving
 			x = parent[x]

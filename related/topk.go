@@ -42,11 +42,6 @@ func (t *topK) push(n Neighbor) {
 	}
 }
 
-// full reports whether k neighbours are held; then min is the k-th best.
-func (t *topK) full() bool { return len(t.h) >= t.k }
-
-func (t *topK) min() Neighbor { return t.h[0] }
-
 func (t *topK) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
