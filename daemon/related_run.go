@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -53,6 +54,9 @@ type relatedState struct {
 	version int64
 	ids     []int64 // ascending
 	vecs    []related.Vector
+	// lists are the related lists as committed, when known (nil: read
+	// them from the table).
+	lists map[int64][]relatedRow
 }
 
 // relatedStats are logged with the run and shown by plagd bench.
@@ -114,6 +118,7 @@ func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *
 		st := newRelatedState(runID, u.vectors)
 		u.state = st
 		e.selfJoin(ctx, u, st)
+		st.lists = u.lists
 		return u, nil
 	}
 	old, err := e.relatedVectors(ctx, cur.Version, rd.others)
@@ -239,7 +244,11 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 			read = append(read, restIDs[i])
 		}
 	}
-	stored, err := e.storedLists(ctx, read)
+	prev, err := e.committedRelated(ctx, u.version)
+	if err != nil {
+		return err
+	}
+	stored, err := e.storedLists(ctx, prev, read)
 	if err != nil {
 		return err
 	}
@@ -282,6 +291,16 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	}
 	u.stats.Queries = len(rd.indexed) + len(redo)
 	e.exactLists(ctx, u, st, redo)
+	if prev != nil && prev.lists != nil {
+		// The next run's stored lists: the committed ones, patched.
+		st.lists = make(map[int64][]relatedRow, len(prev.lists)+len(rd.indexed))
+		for id, l := range prev.lists {
+			if !gone[id] {
+				st.lists[id] = l
+			}
+		}
+		maps.Copy(st.lists, u.lists)
+	}
 	return nil
 }
 
@@ -317,8 +336,31 @@ func (e *Engine) exactLists(ctx context.Context, u *relatedUpdate, st *relatedSt
 	}
 }
 
-// storedLists reads the committed lists of ids.
-func (e *Engine) storedLists(ctx context.Context, ids []int64) (map[int64][]relatedRow, error) {
+// committedRelated is the engine's copy of the related-documents state if
+// it is that of the last committed run under model version, else nil.
+func (e *Engine) committedRelated(ctx context.Context, version int64) (*relatedState, error) {
+	committed, err := lastCommittedRun(ctx, e.pool)
+	if err != nil {
+		return nil, err
+	}
+	if st := e.related; st != nil && st.run == committed && st.version == version {
+		return st, nil
+	}
+	return nil, nil
+}
+
+// storedLists returns the committed lists of ids, from the engine's copy
+// when it has them (prev), else from the table.
+func (e *Engine) storedLists(ctx context.Context, prev *relatedState, ids []int64) (map[int64][]relatedRow, error) {
+	if prev != nil && prev.lists != nil {
+		out := make(map[int64][]relatedRow, len(ids))
+		for _, id := range ids {
+			if l, ok := prev.lists[id]; ok {
+				out[id] = l
+			}
+		}
+		return out, nil
+	}
 	rows, err := e.pool.Query(ctx, `select doc_id, other_id, cosine from related where doc_id = any($1)
 		order by doc_id, cosine desc, other_id`, ids)
 	if err != nil {
@@ -352,11 +394,9 @@ func (s storedVectors) vectors() []relatedVector {
 // PostgreSQL.
 func (e *Engine) relatedVectors(ctx context.Context, version int64, ids []int64) (storedVectors, error) {
 	out := make(storedVectors, len(ids))
-	committed, err := lastCommittedRun(ctx, e.pool)
-	if err != nil {
+	if st, err := e.committedRelated(ctx, version); err != nil {
 		return nil, err
-	}
-	if st := e.related; st != nil && st.run == committed && st.version == version {
+	} else if st != nil {
 		for _, id := range ids {
 			if i := st.index(id); i >= 0 {
 				out[id] = relatedVector{id: id, v: st.vecs[i]}

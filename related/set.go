@@ -61,21 +61,22 @@ func Prepare(q, d []Vector, self bool, r Runner) *Set {
 		out := make([]sparse, len(vs))
 		cs := chunks(len(vs), 64)
 		r.Run(len(cs), func(c int) {
+			var keys []uint64
 			for i := cs[c][0]; i < cs[c][1]; i++ {
 				v := vs[i]
 				sp := sparse{t: make([]uint32, len(v.Terms)), w: make([]float32, len(v.Terms)), norm: v.Norm}
-				idx := make([]int, len(v.Terms))
+				// Sort (term ID, position) as one uint64: pdqsort on
+				// integers, no comparison callback (3-4 times faster;
+				// this sort was a quarter of an incremental run's join).
+				keys = keys[:0]
 				for j, t := range v.Terms {
-					sp.t[j] = id[t]
-					idx[j] = j
+					keys = append(keys, uint64(id[t])<<32|uint64(j))
 				}
-				slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(sp.t[a], sp.t[b]) })
-				ts := make([]uint32, len(idx))
-				for j, k := range idx {
-					ts[j] = sp.t[k]
-					sp.w[j] = v.W[k]
+				slices.Sort(keys)
+				for j, key := range keys {
+					sp.t[j] = uint32(key >> 32)
+					sp.w[j] = v.W[uint32(key)]
 				}
-				sp.t = ts
 				out[i] = sp
 			}
 		})
