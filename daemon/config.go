@@ -41,12 +41,11 @@ type Config struct {
 type RelatedConfig struct {
 	// K is how many related documents are kept per document.
 	K int `yaml:"k"`
-	// Method computes the lists in full runs: "zolip" (seed 003's Z-order
-	// prefix filtering: faster than exact on large archives, nearly always
-	// the same lists), "exact" (an inverted-index cosine join), or "auto":
-	// zolip from ZolipMinDocs documents on, exact below, where the exact
-	// join is the faster one (measured: ZOLIP 0.5x exact at 10k documents,
-	// 3-8x at 100k). Incremental runs update the lists they touch exactly.
+	// Method computes the lists in full runs: "exact" (an inverted-index
+	// cosine join) or "zolip" (seed 003's Z-order prefix filtering: 5-8x
+	// faster than exact on 100k short topic-structured documents, but 11x
+	// slower on 20k long generated ones without topics: docs/RELATED.md).
+	// Incremental runs update the lists they touch exactly either way.
 	Method string `yaml:"method"`
 	// Lambda and Sigma are ZOLIP's λ (prefix bits) and σ (the cosine a
 	// document's projection must keep).
@@ -195,7 +194,7 @@ func DefaultConfig() Config {
 			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}}},
 		Cluster: ClusterConfig{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 		NearDup: NearDupConfig{Distance: 3, Budget: 64, SampleDocs: 10000},
-		Related: RelatedConfig{K: 10, Method: "auto", Lambda: 8, Sigma: 0.6, Languages: []string{}},
+		Related: RelatedConfig{K: 10, Method: "exact", Lambda: 8, Sigma: 0.6, Languages: []string{}},
 	}
 }
 
@@ -350,8 +349,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("neardup.sample_docs must be at least 100, got %d", c.NearDup.SampleDocs)
 	case c.Related.K < 1 || c.Related.K > 100:
 		return fmt.Errorf("related.k must be 1 to 100, got %d", c.Related.K)
-	case c.Related.Method != "auto" && c.Related.Method != "zolip" && c.Related.Method != "exact":
-		return fmt.Errorf("related.method must be auto, zolip or exact, got %q", c.Related.Method)
+	case c.Related.Method != "zolip" && c.Related.Method != "exact":
+		return fmt.Errorf("related.method must be exact or zolip, got %q", c.Related.Method)
 	case c.Related.Lambda < 1 || c.Related.Lambda > 63:
 		return fmt.Errorf("related.lambda must be 1 to 63 bits, got %d", c.Related.Lambda)
 	case c.Related.Sigma <= 0 || c.Related.Sigma > 1:
@@ -429,22 +428,6 @@ func AutoMinShared(liveDocs int) int {
 		return 3
 	}
 	return 4
-}
-
-// ZolipMinDocs is where related.method auto switches from the exact join to
-// ZOLIP.
-const ZolipMinDocs = 50_000
-
-// MethodFor is the join related.method means for an archive of docs
-// documents: "zolip" or "exact".
-func (c *RelatedConfig) MethodFor(docs int) string {
-	if c.Method == "auto" {
-		if docs >= ZolipMinDocs {
-			return "zolip"
-		}
-		return "exact"
-	}
-	return c.Method
 }
 
 // splitList reads a comma-separated environment value.

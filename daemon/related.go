@@ -97,7 +97,7 @@ func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg Config, texts []s
 		return nil, st, err
 	}
 	st.Archive = len(ids)
-	st.Method = cfg.Related.MethodFor(len(ids))
+	st.Method = cfg.Related.Method
 	q := make([]related.Vector, len(texts))
 	for i, t := range texts {
 		_, terms := related.Analyze(t, langs)

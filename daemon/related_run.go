@@ -150,7 +150,7 @@ func (st *relatedState) index(id int64) int {
 // selfJoin recomputes every list: every document a query against all.
 func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedState) {
 	cfg := e.cfg.Related
-	method := cfg.MethodFor(len(st.ids))
+	method := cfg.Method
 	u.stats.Method, u.stats.Queries = method, len(st.ids)
 	same := make([]int32, len(st.ids))
 	for i := range same {
