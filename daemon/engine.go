@@ -221,6 +221,8 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, err
 	}
+	log.Info().Str("method", rel.stats.Method).Int("joined", rel.stats.Queries).Int("lists_written", len(rel.lists)).
+		Int64("on_nodes", rep.RelatedOnNodes).Dur("took", rep.Phases["related"]).Msg("related documents updated")
 	t = time.Now()
 	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs, nd, rel)
 	rep.Phases["commit"] = time.Since(t)

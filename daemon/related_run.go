@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -59,22 +60,21 @@ type relatedState struct {
 	lists map[int64][]relatedRow
 }
 
-// relatedStats are logged with the run and shown by plagd bench.
+// relatedStats are logged with the run.
 type relatedStats struct {
-	Method     string
-	Queries    int
-	NDDOnly    int
-	Candidates int64
+	Method  string // exact or zolip (a full recomputation), or incremental
+	Queries int    // documents whose list was joined against the whole archive
 }
 
 // relatedPhase computes the vectors of what the run indexed and updates the
 // related lists. A rebuild (full run, or an archive that doubled or halved
 // since the model) recounts document frequencies over a sample, revectors
 // every document and recomputes every list with related.method. An
-// incremental run keeps the lists exact for what it touched: its new and
-// changed documents get their lists by an exact join against the whole
-// archive, lists that held a changed or removed document are recomputed
-// the same way, and every other list is merged with its best new documents.
+// incremental run keeps the lists exact for what it touched
+// (incrementalLists): its new and changed documents get their lists by an
+// exact join against the whole archive, and every other list that gains a
+// new document or held a changed or removed one is patched, or recomputed
+// when the patch cannot be proven exact.
 func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *cluster.Outcome, cs *changeSet) (*relatedUpdate, error) {
 	cur, err := loadRelatedModel(ctx, e.pool)
 	if err != nil {
@@ -131,7 +131,7 @@ func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *
 }
 
 func newRelatedState(run int64, vs []relatedVector) *relatedState {
-	slices.SortFunc(vs, func(a, b relatedVector) int { return int(a.id - b.id) })
+	slices.SortFunc(vs, func(a, b relatedVector) int { return cmp.Compare(a.id, b.id) })
 	st := &relatedState{run: run, ids: make([]int64, len(vs)), vecs: make([]related.Vector, len(vs))}
 	for i, v := range vs {
 		st.ids[i], st.vecs[i] = v.id, v.v
