@@ -66,9 +66,11 @@ func (s *Server) nearDupsOf(ctx context.Context, id int64) (res nearDupResult, c
 	return nearDupResult{List: nonNil(dups)}, checked
 }
 
-func nonNil(d []daemon.NearDuplicate) []daemon.NearDuplicate {
+// nonNil turns a nil list into an empty one, so that JSON says [] (none)
+// rather than null.
+func nonNil[T any](d []T) []T {
 	if d == nil {
-		return []daemon.NearDuplicate{}
+		return []T{}
 	}
 	return d
 }

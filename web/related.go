@@ -41,14 +41,7 @@ func (s *Server) relatedOf(ctx context.Context, id int64) relatedResult {
 		s.log.Error().Err(err).Int64("doc", id).Msg("related documents of a document")
 		return relatedResult{List: []daemon.RelatedDoc{}, Err: relatedFailed}
 	}
-	return relatedResult{List: nonNilRelated(list)}
-}
-
-func nonNilRelated(d []daemon.RelatedDoc) []daemon.RelatedDoc {
-	if d == nil {
-		return []daemon.RelatedDoc{}
-	}
-	return d
+	return relatedResult{List: nonNil(list)}
 }
 
 // ---- the view ----
@@ -131,5 +124,5 @@ func (s *Server) apiRelated(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, relatedList{DocumentID: id, K: k, Related: nonNilRelated(list)})
+	writeJSON(w, http.StatusOK, relatedList{DocumentID: id, K: k, Related: nonNil(list)})
 }
