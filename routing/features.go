@@ -1,0 +1,112 @@
+package routing
+
+// Feature extraction (seed 001, section 2.1): a document's features are the
+// characteristic fingerprints of its TTTD chunks, each the minimum hash over
+// the chunk's overlapping q-grams. The minimum is a min-hash sample of the
+// chunk's q-grams, so a chunk that an edit touches slightly often keeps its
+// fingerprint, and the q-gram hash (mixed, hash.go) stands in for the
+// min-wise independent permutation the routing argument relies on.
+
+import (
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Q is the q-gram length of the characteristic fingerprint (seed 001: 20).
+const Q = 20
+
+// Params are the feature extraction parameters.
+type Params struct {
+	Chunk ChunkParams
+	Q     int // q-gram length in bytes
+}
+
+// DefaultParams are seed 001's: ~100-byte TTTD chunks and q = 20.
+var DefaultParams = Params{Chunk: DefaultChunkParams, Q: Q}
+
+// Normalize lower-cases text and collapses every run of white space to one
+// space, trimming both ends, so that re-wrapping, re-indenting or
+// re-capitalising a document does not change its chunks or features. Invalid
+// UTF-8 bytes are kept as they are.
+func Normalize(text []byte) []byte {
+	out := make([]byte, 0, len(text))
+	space := false
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf { // ASCII fast path
+			i++
+			switch {
+			case c == ' ' || '\t' <= c && c <= '\r':
+				space = true
+				continue
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			}
+			if space && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			space = false
+			out = append(out, c)
+			continue
+		}
+		r, n := utf8.DecodeRune(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			if space && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			space = false
+			out = append(out, text[i])
+			i++
+			continue
+		}
+		i += n
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		space = false
+		out = utf8.AppendRune(out, unicode.ToLower(r))
+	}
+	return out
+}
+
+// Fingerprint is the characteristic fingerprint of one chunk: the minimum
+// over its overlapping q-grams of mix(polynomial hash). A chunk shorter than
+// q has no q-gram; it is fingerprinted by the hash of the whole chunk, which
+// is the same function applied to a shorter string.
+func Fingerprint(chunk []byte, q int) uint64 {
+	if len(chunk) <= q {
+		return mix(polyHash(chunk))
+	}
+	out := powBase(q)
+	h := polyHash(chunk[:q])
+	best := mix(h)
+	for i := q; i < len(chunk); i++ {
+		h = h*polyBase + byteTab[chunk[i]] - out*byteTab[chunk[i-q]]
+		best = min(best, mix(h))
+	}
+	return best
+}
+
+// Features returns the features of a document's text: Normalize, chunk with
+// TTTD, fingerprint every chunk, then sort and remove duplicates. The result
+// is the sorted set the rest of the package works on (Route, Jaccard, the
+// indexes); empty text has no features. It panics on invalid parameters.
+func Features(text []byte, p Params) []uint64 {
+	if p.Q < 1 {
+		panic("routing: Params.Q < 1")
+	}
+	norm := Normalize(text)
+	ends := Chunks(norm, p.Chunk, nil)
+	fs := make([]uint64, 0, len(ends))
+	start := 0
+	for _, e := range ends {
+		fs = append(fs, Fingerprint(norm[start:e], p.Q))
+		start = e
+	}
+	slices.Sort(fs)
+	return slices.Compact(fs)
+}

@@ -1,0 +1,79 @@
+package routing
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                         "",
+		"   ":                      "",
+		"Hello   World\n\tFoo ":    "hello world foo",
+		"\n ÄÖÜ  Straße\u00a0Ende": "äöü straße ende",
+		"a\xffB  c":                "a\xffb c",
+		"x \xff y":                 "x \xff y",
+	} {
+		if got := string(Normalize([]byte(in))); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// bruteFingerprint is the definition: the minimum hash over all q-grams.
+func bruteFingerprint(c []byte, q int) uint64 {
+	if len(c) <= q {
+		return mix(polyHash(c))
+	}
+	best := ^uint64(0)
+	for i := 0; i+q <= len(c); i++ {
+		best = min(best, mix(polyHash(c[i:i+q])))
+	}
+	return best
+}
+
+func TestFingerprint_BruteForce(t *testing.T) {
+	data := newTextGen(6).doc(5000)
+	for _, q := range []int{1, 5, Q} {
+		for start := 0; start < 300; start += 7 {
+			for _, n := range []int{0, 1, q - 1, q, q + 1, 100, 280} {
+				if start+n > len(data) || n < 0 {
+					continue
+				}
+				c := data[start : start+n]
+				if got, want := Fingerprint(c, q), bruteFingerprint(c, q); got != want {
+					t.Fatalf("q=%d chunk %q: %x, want %x", q, c, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestFeatures(t *testing.T) {
+	g := newTextGen(7)
+	doc := g.doc(10000)
+	fs := Features(doc, DefaultParams)
+	if !slices.IsSorted(fs) || len(slices.Compact(slices.Clone(fs))) != len(fs) {
+		t.Fatal("features not a sorted set")
+	}
+	if n := len(Chunks(Normalize(doc), DefaultChunkParams, nil)); len(fs) > n || len(fs) < n*9/10 {
+		t.Errorf("%d features from %d chunks", len(fs), n)
+	}
+	if len(Features(nil, DefaultParams)) != 0 || len(Features([]byte(" \n"), DefaultParams)) != 0 {
+		t.Error("empty text has features")
+	}
+	// Formatting does not change features.
+	reformatted := bytes.ToUpper([]byte(strings.ReplaceAll(string(doc), " ", " \n\t ")))
+	if !slices.Equal(fs, Features(reformatted, DefaultParams)) {
+		t.Error("reformatting changed the features")
+	}
+	// Near-copies share most features, unrelated texts almost none.
+	near := Jaccard(fs, Features(g.nearCopy(doc, 0.01), DefaultParams))
+	other := Jaccard(fs, Features(g.doc(10000), DefaultParams))
+	t.Logf("Jaccard near-copy (1%% words edited) %.3f, unrelated %.3f", near, other)
+	if near < 0.5 || other > 0.05 {
+		t.Errorf("Jaccard near-copy %.3f, unrelated %.3f", near, other)
+	}
+}
