@@ -20,7 +20,7 @@ type commitStats struct {
 // step 8): readers see the previous run or this one, never a mix, and a crash
 // before COMMIT leaves the previous run intact with the change log unconsumed.
 func commitRun(ctx context.Context, pool *pgxpool.Pool, runID int64, full bool, topK int,
-	out *cluster.Outcome, cs *changeSet, nd *nearDupUpdate, rel *relatedUpdate) (commitStats, error) {
+	out *cluster.Outcome, cs *changeSet, nd *nearDupUpdate, rel *relatedUpdate, rt *routingUpdate) (commitStats, error) {
 	var st commitStats
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `set local synchronous_commit = on`); err != nil {
@@ -80,6 +80,9 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, runID int64, full bool, 
 			return err
 		}
 		if err := rel.write(ctx, tx, runID); err != nil {
+			return err
+		}
+		if err := rt.write(ctx, tx, runID); err != nil {
 			return err
 		}
 		// 4. Consume the change log entries this run read.

@@ -34,6 +34,31 @@ type Config struct {
 	Cluster  ClusterConfig  `yaml:"cluster"`
 	NearDup  NearDupConfig  `yaml:"neardup"`
 	Related  RelatedConfig  `yaml:"related"`
+	Routing  RoutingConfig  `yaml:"routing"`
+}
+
+// RoutingConfig is the content-routed feature index of live checks
+// (docs/ROUTING.md).
+type RoutingConfig struct {
+	// Enabled makes live checks ("check a file now", plagd check, the API)
+	// take their candidates from the routed feature index and compare only
+	// those chunk by chunk, instead of counting the text against the whole
+	// chunk index. Off by default: a document meets the query in a
+	// partition with probability about 1-(1-s)^m for Jaccard s, so near
+	// copies are found but a text that copies a few paragraphs (s of a few
+	// %) mostly is not. Ignored while engine.df_cap is set (the routed
+	// comparison does not know the chunks' document frequencies).
+	Enabled bool `yaml:"enabled"`
+	// Partitions is K, the partitions of the feature index; M is how many
+	// of a document's smallest features route it (to at most M partitions).
+	Partitions int `yaml:"partitions"`
+	M          int `yaml:"m"`
+	// Candidates is how many documents, best by Jaccard of the features,
+	// are compared chunk by chunk.
+	Candidates int `yaml:"candidates"`
+	// AllPartitions queries every partition: the full recall of the
+	// feature index, at the cost of visiting all of it.
+	AllPartitions bool `yaml:"all_partitions"`
 }
 
 // RelatedConfig tunes "related documents by topic": top-k cosine of TF-IDF
@@ -195,6 +220,7 @@ func DefaultConfig() Config {
 		Cluster: ClusterConfig{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 		NearDup: NearDupConfig{Distance: 3, Budget: 64, SampleDocs: 10000},
 		Related: RelatedConfig{K: 10, Method: "exact", Lambda: 8, Sigma: 0.6, Languages: []string{}},
+		Routing: RoutingConfig{Enabled: false, Partitions: 128, M: 4, Candidates: 50},
 	}
 }
 
@@ -313,6 +339,11 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		return err
 	})
 	set("PLAGD_RELATED_LANGUAGES", func(v string) error { c.Related.Languages = splitList(v); return nil })
+	set("PLAGD_ROUTING_ENABLED", boolean(&c.Routing.Enabled))
+	set("PLAGD_ROUTING_PARTITIONS", num(&c.Routing.Partitions))
+	set("PLAGD_ROUTING_M", num(&c.Routing.M))
+	set("PLAGD_ROUTING_CANDIDATES", num(&c.Routing.Candidates))
+	set("PLAGD_ROUTING_ALL_PARTITIONS", boolean(&c.Routing.AllPartitions))
 	return firstErr
 }
 
@@ -355,6 +386,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("related.lambda must be 1 to 63 bits, got %d", c.Related.Lambda)
 	case c.Related.Sigma <= 0 || c.Related.Sigma > 1:
 		return fmt.Errorf("related.sigma must be in (0, 1], got %g", c.Related.Sigma)
+	case c.Routing.Partitions < 1 || c.Routing.Partitions > 4096:
+		return fmt.Errorf("routing.partitions must be 1 to 4096, got %d", c.Routing.Partitions)
+	case c.Routing.M < 1 || c.Routing.M > 64:
+		return fmt.Errorf("routing.m must be 1 to 64, got %d", c.Routing.M)
+	case c.Routing.Candidates < 1:
+		return fmt.Errorf("routing.candidates must be at least 1, got %d", c.Routing.Candidates)
 	}
 	if _, err := c.Related.Langs(); err != nil {
 		return err

@@ -49,6 +49,10 @@ type Engine struct {
 	// relatedRemote counts related-join queries answered by remote nodes.
 	relatedRemote atomic.Int64
 
+	// routed is the live check's routed feature index, loaded on first use.
+	routed     *routedIndex
+	routedOnce sync.Once
+
 	saveMu sync.Mutex     // one save at a time
 	saving sync.WaitGroup // background saves in flight
 }
@@ -224,7 +228,15 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 	log.Info().Str("method", rel.stats.Method).Int("joined", rel.stats.Queries).Int("lists_written", len(rel.lists)).
 		Int64("on_nodes", rep.RelatedOnNodes).Dur("took", rep.Phases["related"]).Msg("related documents updated")
 	t = time.Now()
-	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs, nd, rel)
+	rt, err := e.routingPhase(ctx, runID, full, out)
+	rep.Phases["routing"] = time.Since(t)
+	if err != nil {
+		e.abort(ctx)
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, err
+	}
+	t = time.Now()
+	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs, nd, rel, rt)
 	rep.Phases["commit"] = time.Since(t)
 	if err != nil {
 		e.abort(ctx)

@@ -137,6 +137,7 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg Config, when st
 	}
 	checkSimhashes(t, pool, cfg, when)
 	checkRelated(t, pool, cfg, when)
+	checkRouting(t, pool, when)
 	return got
 }
 

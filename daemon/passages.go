@@ -160,7 +160,16 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg Config, docID int64, 
 func (e *Engine) CheckText(ctx context.Context, text string, top int, opt PassageOptions) (Report, error) {
 	tok := invindex.NewTokenizer(e.cfg.Params())
 	_, chunks, checks := tok.DocChunks(text)
-	matches, err := e.Query(ctx, chunks, checks, top)
+	var matches []QueryMatch
+	var texts map[int64]storedText
+	var err error
+	if e.cfg.Routing.Enabled && e.cfg.Engine.DFCap <= 0 {
+		// Candidates from the routed feature index (few partitions), then
+		// the chunk comparison for the figures.
+		matches, texts, err = e.routedMatches(ctx, text, chunks, checks, top)
+	} else {
+		matches, err = e.Query(ctx, chunks, checks, top)
+	}
 	if err != nil {
 		return Report{}, err
 	}
@@ -169,13 +178,14 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt Passag
 			return Report{}, err
 		}
 	}
-	ids := make([]int64, len(matches))
-	for i, m := range matches {
-		ids[i] = m.ID
-	}
-	texts, err := storedTexts(ctx, e.pool, ids)
-	if err != nil {
-		return Report{}, err
+	if texts == nil {
+		ids := make([]int64, len(matches))
+		for i, m := range matches {
+			ids[i] = m.ID
+		}
+		if texts, err = storedTexts(ctx, e.pool, ids); err != nil {
+			return Report{}, err
+		}
 	}
 	srcs := make([]SourceReport, 0, len(matches))
 	for _, m := range matches {

@@ -85,6 +85,19 @@ func (r *Routed) Query(fs []uint64, m int) []Match {
 	return merge(res)
 }
 
+// QueryAll consults every partition, whatever fs routes to: the recall of
+// the whole feature index, for a live check that must not miss a document
+// (and the reference routing is measured against).
+func (r *Routed) QueryAll(fs []uint64) []Match {
+	res := make([][]Match, len(r.parts))
+	var wg sync.WaitGroup
+	for i, p := range r.parts {
+		wg.Go(func() { res[i] = p.Query(fs) })
+	}
+	wg.Wait()
+	return merge(res)
+}
+
 // merge unions the ranked answers of several partitions, keeping each
 // document once, ranked.
 func merge(res [][]Match) []Match {

@@ -1,0 +1,120 @@
+package daemon
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/routing"
+)
+
+// checkRouting: after a committed run routing_features holds exactly the
+// indexed documents, each with the features of its stored text.
+func checkRouting(t testing.TB, pool *pgxpool.Pool, when string) {
+	t.Helper()
+	ctx := context.Background()
+	want := map[int64][]uint64{}
+	rows, _ := pool.Query(ctx, `select t.doc_id, t.body from document_texts t join documents d on d.id = t.doc_id where d.deleted_at is null`)
+	var id int64
+	var body string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		want[id] = routing.Features([]byte(body), routing.DefaultParams)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64][]uint64{}
+	var b []byte
+	rows, _ = pool.Query(ctx, `select doc_id, features from routing_features where version = $1`, routing.FeatureVersion)
+	if _, err := pgx.ForEachRow(rows, []any{&id, &b}, func() error {
+		fs, err := decodeFeatures(b)
+		got[id] = fs
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d documents with routing features, %d indexed", when, len(got), len(want))
+	}
+	for id, fs := range want {
+		if !slices.Equal(got[id], fs) {
+			t.Fatalf("%s: document %d: stored routing features differ from its text's", when, id)
+		}
+	}
+}
+
+// TestCheckText_Routed: with routing on, a live check finds a near copy of
+// an indexed document through its few partitions, with the figures the
+// whole-index check gives for it; deleted documents drop out after the
+// run; all_partitions finds what the routed partitions may miss.
+func TestCheckText_Routed(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(testSeed(t), 17))
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 2)
+	var texts []string
+	for i := range 40 {
+		texts = append(texts, strings.Join(essayWords(r, 400), " "))
+		createText(t, pool, "d"+string(rune('a'+i%26))+strings.Repeat("x", i/26), texts[i])
+	}
+	e := NewEngine(cfg, pool, testLogger(t))
+	mustRun(t, e, false)
+	checkRouting(t, pool, "after the first run")
+
+	copyText := "Resubmitted.\n" + texts[7]
+	plain, err := e.CheckText(ctx, copyText, 5, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Routing.Enabled = true
+	routed := NewEngine(cfg, pool, testLogger(t))
+	rep, err := routed.CheckText(ctx, copyText, 5, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sources) == 0 || len(plain.Sources) == 0 || rep.Sources[0].ID != plain.Sources[0].ID ||
+		rep.Sources[0].Shared != plain.Sources[0].Shared || rep.Sources[0].Reverse != plain.Sources[0].Reverse {
+		t.Fatalf("routed check: %+v; whole-index check: %+v", head(rep.Sources), head(plain.Sources))
+	}
+	// Delete the source: after the run the routed check no longer offers it.
+	if err := DeleteDocument(ctx, pool, rep.Sources[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, e, false)
+	checkRouting(t, pool, "after the deleting run")
+	rep2, err := routed.CheckText(ctx, copyText, 5, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep2.Sources {
+		if s.ID == rep.Sources[0].ID {
+			t.Fatalf("deleted document %d still offered by the routed check", s.ID)
+		}
+	}
+	// A text copying half of two documents: every partition finds both.
+	half := func(s string) string { ws := strings.Fields(s); return strings.Join(ws[:len(ws)/2], " ") }
+	mixed := half(texts[3]) + "\n" + half(texts[11])
+	cfg.Routing.AllPartitions = true
+	all, err := NewEngine(cfg, pool, testLogger(t)).CheckText(ctx, mixed, 5, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Sources) < 2 {
+		t.Fatalf("all partitions: %d sources for a text copying two documents", len(all.Sources))
+	}
+}
+
+func head(s []SourceReport) []int64 {
+	var ids []int64
+	for _, x := range s {
+		ids = append(ids, x.ID)
+	}
+	return ids
+}
