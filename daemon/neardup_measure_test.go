@@ -6,11 +6,11 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
+
+	"github.com/plagd/plagd/internal/measure"
 
 	"github.com/jackc/pgx/v5"
 
@@ -28,13 +28,8 @@ import (
 // the documents with a planted near-duplicate whose weights moved by
 // Gaussian noise, as an edited copy's do.
 func TestMeasureNearDupsAtScale(t *testing.T) {
-	if os.Getenv("PLAGD_NEARDUP_MEASURE") == "" {
-		t.Skip("measurement: set PLAGD_NEARDUP_MEASURE=1")
-	}
-	n := 1_000_000
-	if v, err := strconv.Atoi(os.Getenv("PLAGD_NEARDUP_DOCS")); err == nil && v > 0 {
-		n = v
-	}
+	measure.Gate(t, "PLAGD_NEARDUP_MEASURE")
+	n := measure.EnvInt("PLAGD_NEARDUP_DOCS", 1_000_000)
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(1, 2))
 	url := pgtest.NewDB(t)

@@ -2,11 +2,11 @@ package daemon
 
 import (
 	"context"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
+
+	"github.com/plagd/plagd/internal/measure"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,13 +21,8 @@ import (
 // with the partitions each visits. PLAGD_ROUTING_MEASURE=1 runs it;
 // PLAGD_ROUTING_DOCS sets the archive size (default 10,000).
 func TestMeasureLiveCheck(t *testing.T) {
-	if os.Getenv("PLAGD_ROUTING_MEASURE") == "" {
-		t.Skip("measurement: set PLAGD_ROUTING_MEASURE=1")
-	}
-	n := 10000
-	if v, err := strconv.Atoi(os.Getenv("PLAGD_ROUTING_DOCS")); err == nil && v > 0 {
-		n = v
-	}
+	measure.Gate(t, "PLAGD_ROUTING_MEASURE")
+	n := measure.EnvInt("PLAGD_ROUTING_DOCS", 10000)
 	ctx := context.Background()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)

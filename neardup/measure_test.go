@@ -24,14 +24,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plagd/plagd/internal/measure"
+
 	"github.com/plagd/plagd/invindex"
 )
-
-func measureGate(t *testing.T) {
-	if os.Getenv("PLAGD_NEARDUP_MEASURE") != "1" {
-		t.Skip("set PLAGD_NEARDUP_MEASURE=1 to run the measurements")
-	}
-}
 
 // Figure 3: header lookups (attempts) needed to reach 50/80/100 % recall
 // of planted pairs at distance 1..h, flipping bits of the full 64-bit hash
@@ -42,7 +38,7 @@ func measureGate(t *testing.T) {
 // printed, alongside a simulated value with one random permutation rank
 // per pair.
 func TestMeasureAttempts(t *testing.T) {
-	measureGate(t)
+	measure.Gate(t, "PLAGD_NEARDUP_MEASURE")
 	const pairs = 2000
 	r := rand.New(rand.NewPCG(7, 11))
 	var train []Pair
@@ -97,7 +93,7 @@ func TestMeasureAttempts(t *testing.T) {
 // queries, all-matches and first-match). Queries are timed single-threaded
 // in rounds over the query set; each cell is the median of 3 rounds.
 func TestMeasureScaling(t *testing.T) {
-	measureGate(t)
+	measure.Gate(t, "PLAGD_NEARDUP_MEASURE")
 	maxLog := 22
 	if e := os.Getenv("PLAGD_NEARDUP_MAXLOG"); e != "" {
 		maxLog, _ = strconv.Atoi(e)
@@ -166,7 +162,7 @@ func TestMeasureScaling(t *testing.T) {
 // documents, plain text) and synthetic near-duplicates (Zipf texts and
 // copies with 0-40 % of their words replaced, plus unrelated texts).
 func TestMeasurePrecisionRecall(t *testing.T) {
-	measureGate(t)
+	measure.Gate(t, "PLAGD_NEARDUP_MEASURE")
 	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	corpus := os.Getenv("PLAGD_NEARDUP_CORPUS")
 	if corpus == "" {

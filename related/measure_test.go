@@ -23,20 +23,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plagd/plagd/internal/measure"
 )
-
-func measureGate(t *testing.T) {
-	if os.Getenv("PLAGD_RELATED_MEASURE") != "1" {
-		t.Skip("set PLAGD_RELATED_MEASURE=1 to run the measurements")
-	}
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
 
 // quality compares results with the exact top k (truth holds the exact top
 // 10 or more; its first k are the top k, ties broken alike).
@@ -203,7 +192,7 @@ func b2int(b bool) int {
 // writing), whole documents and, since 65 documents give few related
 // pairs, their paragraphs as documents.
 func TestMeasureReal(t *testing.T) {
-	measureGate(t)
+	measure.Gate(t, "PLAGD_RELATED_MEASURE")
 	corpus := os.Getenv("PLAGD_RELATED_CORPUS")
 	if corpus == "" {
 		corpus = filepath.Join("..", "..", "shared", "corpora", "pan-id")
@@ -248,9 +237,9 @@ func TestMeasureReal(t *testing.T) {
 // TestMeasureGenerated: the topic corpus of topics_test.go, self join over
 // the archive and R-S join of a batch of new documents against it.
 func TestMeasureGenerated(t *testing.T) {
-	measureGate(t)
-	n := envInt("PLAGD_RELATED_N", 100000)
-	nq := envInt("PLAGD_RELATED_QUERIES", 10000)
+	measure.Gate(t, "PLAGD_RELATED_MEASURE")
+	n := measure.EnvInt("PLAGD_RELATED_N", 100000)
+	nq := measure.EnvInt("PLAGD_RELATED_QUERIES", 10000)
 	c := newTopicCorpus(3, max(10, n/200))
 	t0 := time.Now()
 	counts := make([][]TermCount, n+nq)

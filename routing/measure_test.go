@@ -36,21 +36,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plagd/plagd/internal/measure"
+
 	"github.com/plagd/plagd/internal/synth"
 )
-
-func measRoutingGate(t *testing.T) {
-	if os.Getenv("PLAGD_ROUTING_MEASURE") != "1" {
-		t.Skip("set PLAGD_ROUTING_MEASURE=1 to run the measurements")
-	}
-}
-
-func measEnvInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
 
 var (
 	measKs = []int{1, 2, 4, 8, 16, 32, 64, 128}
@@ -65,12 +54,12 @@ var (
 // plagiarised passages) and the repository is the segments of the sources:
 // the live check's own situation.
 func TestMeasureReal(t *testing.T) {
-	measRoutingGate(t)
+	measure.Gate(t, "PLAGD_ROUTING_MEASURE")
 	dir := os.Getenv("PLAGD_ROUTING_CORPUS")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "shared", "corpora", "pan-id")
 	}
-	seg := measEnvInt("PLAGD_ROUTING_SEGMENT", 2000)
+	seg := measure.EnvInt("PLAGD_ROUTING_SEGMENT", 2000)
 	var items [][]uint64
 	var qs []int
 	docs := 0
@@ -113,8 +102,8 @@ func TestMeasureReal(t *testing.T) {
 // near-copies: 400-word mean length, 10 % near-duplicates and 20 % copiers
 // (defaults otherwise).
 func TestMeasureGenerated(t *testing.T) {
-	measRoutingGate(t)
-	n := measEnvInt("PLAGD_ROUTING_DOCS", 100000)
+	measure.Gate(t, "PLAGD_ROUTING_MEASURE")
+	n := measure.EnvInt("PLAGD_ROUTING_DOCS", 100000)
 	opt := synth.Options{Seed: 1, MeanWords: 400, NearDupShare: 0.10, CopyShare: 0.20}
 	g := synth.New(opt)
 	t.Logf("synth %s, %d documents", g.Options(), n)
@@ -138,7 +127,7 @@ func TestMeasureGenerated(t *testing.T) {
 		tb += b
 	}
 	t.Logf("generated and featured %d documents (%.0f MB) in %v", n, float64(tb)/1e6, time.Since(start).Round(time.Millisecond))
-	nq := min(measEnvInt("PLAGD_ROUTING_QUERIES", 2000), n/5)
+	nq := min(measure.EnvInt("PLAGD_ROUTING_QUERIES", 2000), n/5)
 	rng := rand.New(rand.NewPCG(1, 2))
 	qs := rng.Perm(n)[:nq]
 	slices.Sort(qs)
