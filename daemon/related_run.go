@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -187,7 +188,6 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	lost []int64) error {
 	k := e.cfg.Related.K
 	u.stats.Method = "incremental"
-	e.exactLists(ctx, u, st, slices.Clone(rd.indexed))
 	fresh := make(map[int64]bool, len(rd.indexed))
 	for _, id := range rd.indexed {
 		fresh[id] = true
@@ -216,12 +216,52 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 			restIDs = append(restIDs, id)
 		}
 	}
+	prev, err := e.committedRelated(ctx, u.version)
+	if err != nil {
+		return err
+	}
+	// back[i]: what rest document i may gain, as batch positions.
+	var back [][]related.Neighbor
+	var stored map[int64][]relatedRow
+	if len(e.relatedClients()) == 0 {
+		// One pass: the batch against the archive gives the batch's own
+		// lists and, above each document's floor, the new documents that
+		// may enter its list.
+		if stored, err = e.storedLists(ctx, prev, restIDs); err != nil {
+			return err
+		}
+		floor := make([]float32, len(st.ids))
+		for i, id := range st.ids {
+			l := stored[id]
+			switch {
+			case fresh[id]:
+				floor[i] = float32(math.Inf(1))
+			case len(l) >= k || shortened[id] && len(l) > 0:
+				floor[i] = l[len(l)-1].cosine
+			}
+		}
+		lists, above := e.batchAbove(st, rd.indexed, floor)
+		for j, id := range rd.indexed {
+			u.lists[id] = rowsOf(st, lists[j])
+		}
+		back = make([][]related.Neighbor, len(rest))
+		pos := 0
+		for i, id := range st.ids {
+			if fresh[id] {
+				continue
+			}
+			back[pos] = above[i]
+			pos++
+		}
+	} else {
+		e.exactLists(ctx, u, st, slices.Clone(rd.indexed))
+		back = make([][]related.Neighbor, len(rest))
+		if len(batch) > 0 && len(rest) > 0 {
+			back = e.joinRelated(ctx, remote.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest})
+		}
+	}
 	if len(rest) == 0 {
 		return nil
-	}
-	back := make([][]related.Neighbor, len(rest))
-	if len(batch) > 0 {
-		back = e.joinRelated(ctx, remote.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest})
 	}
 	// The lists to patch: those that gain, those that held a changed or
 	// removed document, those that lost a member by cascade.
@@ -238,19 +278,16 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	for _, id := range append(holders, lost...) {
 		touched[id] = true
 	}
-	var read []int64
-	for i, l := range back {
-		if len(l) > 0 || touched[restIDs[i]] {
-			read = append(read, restIDs[i])
+	if stored == nil {
+		var read []int64
+		for i, l := range back {
+			if len(l) > 0 || touched[restIDs[i]] {
+				read = append(read, restIDs[i])
+			}
 		}
-	}
-	prev, err := e.committedRelated(ctx, u.version)
-	if err != nil {
-		return err
-	}
-	stored, err := e.storedLists(ctx, prev, read)
-	if err != nil {
-		return err
+		if stored, err = e.storedLists(ctx, prev, read); err != nil {
+			return err
+		}
 	}
 	var redo []int64
 	for i, l := range back {
@@ -315,6 +352,23 @@ func sameList(l []related.Neighbor, stored []relatedRow, st *relatedState) bool 
 		}
 	}
 	return true
+}
+
+// batchAbove joins the documents ids (of st) with all of st in this
+// process: their lists, and per document of st the ids whose cosine with
+// it reaches floor (related.ExactAbove), as positions in ids.
+func (e *Engine) batchAbove(st *relatedState, ids []int64, floor []float32) (lists, above [][]related.Neighbor) {
+	q := make([]related.Vector, len(ids))
+	same := make([]int32, len(ids))
+	for j, id := range ids {
+		i := st.index(id)
+		q[j], same[j] = st.vecs[i], int32(i)
+	}
+	pool := related.Pool(runtime.GOMAXPROCS(0))
+	s := related.Prepare(q, st.vecs, false, pool)
+	s.SameAs(same)
+	lists, above, _ = related.ExactAbove(s, related.NewIndex(s), e.cfg.Related.K, floor, pool)
+	return lists, above
 }
 
 // exactLists recomputes the lists of ids (documents of st) by an exact join

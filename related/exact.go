@@ -54,9 +54,35 @@ type ExactStats struct {
 // best first, only documents with a positive similarity. The queries are
 // split into tasks run by r.
 func Exact(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
+	top, _, st := exact(s, x, k, nil, r)
+	return top, st
+}
+
+// ExactAbove is Exact that also returns, for every data document d, the
+// queries whose cosine with d is positive and at least floor[d]: above[d]
+// lists them as Neighbor{Doc: query index, Sim}, in query order. When the
+// queries are an incremental run's new documents and floor[d] the k-th
+// cosine of d's stored list, these are the only new documents that can
+// enter d's list, found in the same pass that computes the new documents'
+// own lists (instead of a second join of the whole archive with them).
+func ExactAbove(s *Set, x *Index, k int, floor []float32, r Runner) (top, above [][]Neighbor, st ExactStats) {
+	if len(floor) != len(s.d) {
+		panic("related: ExactAbove needs one floor per data document")
+	}
+	return exact(s, x, k, floor, r)
+}
+
+// aboveHit is one (data document, query) pair of ExactAbove.
+type aboveHit struct {
+	d, q int32
+	sim  float32
+}
+
+func exact(s *Set, x *Index, k int, floor []float32, r Runner) ([][]Neighbor, [][]Neighbor, ExactStats) {
 	out := make([][]Neighbor, len(s.q))
 	cs := chunks(len(s.q), 16*max(1, len(s.q)/4096+1))
 	posts := make([]int64, len(cs))
+	hits := make([][]aboveHit, len(cs))
 	r.Run(len(cs), func(c int) {
 		acc := make([]float64, x.docs)
 		var touched []int32
@@ -84,7 +110,11 @@ func Exact(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 				if v <= 0 || s.isSelf(qi, d) {
 					continue
 				}
-				top.push(Neighbor{d, float32(v)})
+				sim := float32(v)
+				top.push(Neighbor{d, sim})
+				if floor != nil && sim >= floor[d] {
+					hits[c] = append(hits[c], aboveHit{d, int32(qi), sim})
+				}
 			}
 			out[qi] = top.sorted()
 		}
@@ -94,5 +124,14 @@ func Exact(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 	for _, n := range posts {
 		st.Postings += n
 	}
-	return out, st
+	if floor == nil {
+		return out, nil, st
+	}
+	above := make([][]Neighbor, len(s.d))
+	for _, hs := range hits { // chunks in query order: each list stays in query order
+		for _, h := range hs {
+			above[h.d] = append(above[h.d], Neighbor{Doc: h.q, Sim: h.sim})
+		}
+	}
+	return out, above, st
 }

@@ -73,3 +73,36 @@ func vectorsOf(texts []string, maxDF float64) ([]Vector, []Lang) {
 	}
 	return vs, langs
 }
+
+// TestExactAboveFindsEveryPairAboveTheFloor: ExactAbove's lists equal
+// Exact's, and above[d] holds exactly the queries whose brute-force cosine
+// with d is positive and at least floor[d].
+func TestExactAboveFindsEveryPairAboveTheFloor(t *testing.T) {
+	r := testseed.Rand(t)
+	d := randomVectors(r, 200, 150, 20)
+	q := randomVectors(r, 30, 150, 20)
+	floor := make([]float32, len(d))
+	for i := range floor {
+		floor[i] = float32(r.Float64() * 0.3)
+	}
+	s := Prepare(q, d, false, Pool(2))
+	x := NewIndex(s)
+	want, _ := Exact(s, x, 5, Pool(2))
+	got, above, _ := ExactAbove(s, x, 5, floor, Pool(2))
+	sameLists(t, "ExactAbove top", got, want)
+	for di := range d {
+		var exp []int32
+		for qi := range q {
+			if c := float32(Cosine(q[qi], d[di])); c > 0 && c >= floor[di]-1e-6 {
+				exp = append(exp, int32(qi))
+			}
+		}
+		var have []int32
+		for _, n := range above[di] {
+			have = append(have, n.Doc)
+		}
+		if len(exp) != len(have) {
+			t.Fatalf("data %d: above %v, brute force %v", di, have, exp)
+		}
+	}
+}
