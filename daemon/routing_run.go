@@ -38,7 +38,7 @@ func (e *Engine) routingPhase(ctx context.Context, runID int64, full bool, out *
 	if !full {
 		var stale bool
 		if err := e.pool.QueryRow(ctx, `select exists (select 1 from routing_features where version <> $1)
-			or (select count(*) from routing_features where doc_id = any($2)) < cardinality($2)`,
+			or (select count(*) from routing_features where doc_id = any($2)) < coalesce(cardinality($2::bigint[]), 0)`,
 			routing.FeatureVersion, rd.others).Scan(&stale); err != nil {
 			return nil, fmt.Errorf("check routing features: %w", err)
 		}

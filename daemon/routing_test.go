@@ -118,3 +118,35 @@ func head(s []SourceReport) []int64 {
 	}
 	return ids
 }
+
+// TestRun_EveryDocumentChanged: an incremental run that changes every
+// indexed document (no untouched one is left to join with) commits, and the
+// derived tables stay in step.
+func TestRun_EveryDocumentChanged(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(testSeed(t), 19))
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 1)
+	a := createText(t, pool, "a", strings.Join(essayWords(r, 300), " "))
+	b := createText(t, pool, "b", strings.Join(essayWords(r, 300), " "))
+	e := NewEngine(cfg, pool, testLogger(t))
+	mustRun(t, e, false)
+	for _, id := range []int64{a, b} {
+		if _, err := pool.Exec(ctx, `update documents set text = $2 where id = $1`, id, strings.Join(essayWords(r, 300), " ")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rep := mustRun(t, e, false); rep.Kind != "incremental" || rep.Indexed != 2 {
+		t.Fatalf("run after changing every document: %+v", rep)
+	}
+	checkAgainstReference(t, pool, cfg, "after changing every document")
+	if err := DeleteDocument(ctx, pool, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `delete from documents where id = $1`, b); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, e, false)
+	checkAgainstReference(t, pool, cfg, "after deleting every document")
+}
