@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/routing"
 )
@@ -31,7 +33,28 @@ type routedIndex struct {
 	feats  map[int64][]uint64      // what each document was added with (Remove needs it)
 	seq    int64
 	run    int64 // the committed run whose deletions have been applied
+
+	remoteQueries atomic.Int64 // node queries answered by nodes (tests)
+
+	// With remote nodes the partitions are served by them (partition p by
+	// node p mod n); this process keeps the whole index as the master's
+	// copy, to load a node that lost or never had its share.
+	gen     int64           // bumped by every change
+	pending []routingChange // the changes since genFrom, for delta syncs
+	genFrom int64           // the generation pending starts from
+	nodeGen map[*remote.Client]int64
+	layout  []*remote.Client // the nodes nodeGen is for (a new set reloads them all)
 }
+
+// routingChange is one document added to or removed from the index.
+type routingChange struct {
+	doc    remote.RoutingDoc
+	remove bool
+}
+
+// maxPending bounds the changes kept for delta syncs: past it, nodes that
+// are behind get a full load.
+const maxPending = 1 << 16
 
 func newRoutedIndex(pool *pgxpool.Pool, cfg RoutingConfig) *routedIndex {
 	return &routedIndex{pool: pool, cfg: cfg}
@@ -42,6 +65,7 @@ func (x *routedIndex) refresh(ctx context.Context) error {
 	if x.routed == nil {
 		x.routed = routing.NewRouted(x.cfg.Partitions, x.cfg.M)
 		x.dense, x.feats = map[int64]routing.DocID{}, map[int64][]uint64{}
+		x.genFrom = -1 // nodes start with a full load
 	}
 	rows, err := x.pool.Query(ctx, `select doc_id, features, seq from routing_features
 		where seq > $1 and version = $2 order by seq`, x.seq, routing.FeatureVersion)
@@ -60,6 +84,7 @@ func (x *routedIndex) refresh(ctx context.Context) error {
 		x.ids = append(x.ids, id)
 		x.dense[id], x.feats[id] = d, fs
 		x.routed.Add(d, fs)
+		x.changed(routingChange{doc: remote.RoutingDoc{ID: d, Features: fs}})
 		x.seq = seq
 		return nil
 	}); err != nil {
@@ -94,27 +119,158 @@ func (x *routedIndex) remove(id int64) {
 		return
 	}
 	x.routed.Remove(d, x.feats[id])
+	x.changed(routingChange{doc: remote.RoutingDoc{ID: d, Features: x.feats[id]}, remove: true})
 	x.ids[d] = 0
 	delete(x.dense, id)
 	delete(x.feats, id)
 }
 
+// changed records a change for the nodes' next sync.
+func (x *routedIndex) changed(c routingChange) {
+	x.gen++
+	if len(x.pending) < maxPending {
+		x.pending = append(x.pending, c)
+	} else {
+		x.pending, x.genFrom = nil, -1 // too many: nodes behind get a full load
+	}
+}
+
+// sync brings every node to x.gen: the pending changes for a node at
+// x.genFrom, a full load of its partitions otherwise. A node that cannot
+// be synced is left out (its partitions are answered from the master's
+// copy).
+func (x *routedIndex) sync(ctx context.Context, clients []*remote.Client) map[*remote.Client]bool {
+	if !slices.Equal(clients, x.layout) {
+		x.layout, x.nodeGen = slices.Clone(clients), map[*remote.Client]int64{}
+	}
+	ready := map[*remote.Client]bool{}
+	var adds, removes []remote.RoutingDoc
+	for _, c := range x.pending {
+		if c.remove {
+			removes = append(removes, c.doc)
+		} else {
+			adds = append(adds, c.doc)
+		}
+	}
+	for i, c := range clients {
+		g, known := x.nodeGen[c]
+		if known && g == x.gen {
+			ready[c] = true
+			continue
+		}
+		s := remote.RoutingSync{From: x.genFrom, To: x.gen, K: x.cfg.Partitions, M: x.cfg.M, Add: adds, Remove: removes}
+		var err error = remote.ErrRoutingStale
+		if known && g == x.genFrom && x.genFrom >= 0 {
+			err = c.RoutingSync(ctx, s)
+		}
+		if err == remote.ErrRoutingStale {
+			s = remote.RoutingSync{To: x.gen, Full: true, K: x.cfg.Partitions, M: x.cfg.M}
+			for p := i; p < x.cfg.Partitions; p += len(clients) {
+				s.Owned = append(s.Owned, p)
+			}
+			for id, fs := range x.feats {
+				s.Add = append(s.Add, remote.RoutingDoc{ID: x.dense[id], Features: fs})
+			}
+			err = c.RoutingSync(ctx, s)
+		}
+		if err != nil {
+			delete(x.nodeGen, c)
+			continue
+		}
+		x.nodeGen[c] = x.gen
+		ready[c] = true
+	}
+	if len(ready) == len(clients) {
+		x.pending, x.genFrom = nil, x.gen
+	}
+	return ready
+}
+
+// query consults partitions ps (all of them with every) for fs: on the
+// nodes that hold them when there are nodes, in this process otherwise or
+// for a node that cannot answer.
+func (x *routedIndex) query(ctx context.Context, clients []*remote.Client, fs []uint64, ps []int) []routing.Match {
+	if len(clients) == 0 {
+		var res []routing.Match
+		for _, p := range ps {
+			res = append(res, x.routed.Partition(p).Query(fs)...)
+		}
+		return dedupe(res)
+	}
+	ready := x.sync(ctx, clients)
+	byNode := make([][]int, len(clients))
+	for _, p := range ps {
+		byNode[p%len(clients)] = append(byNode[p%len(clients)], p)
+	}
+	res := make([][]routing.Match, len(clients))
+	failed := make([]bool, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		if len(byNode[i]) == 0 {
+			continue
+		}
+		wg.Go(func() {
+			if ready[c] {
+				ms, err := c.RoutingQuery(ctx, x.gen, byNode[i], fs)
+				if err == nil {
+					res[i] = ms
+					x.remoteQueries.Add(1)
+					return
+				}
+			}
+			// Answered from the master's copy; the node gets a full load
+			// at the next query.
+			failed[i] = true
+			for _, p := range byNode[i] {
+				res[i] = append(res[i], x.routed.Partition(p).Query(fs)...)
+			}
+		})
+	}
+	wg.Wait()
+	for i, c := range clients {
+		if failed[i] {
+			delete(x.nodeGen, c)
+		}
+	}
+	var all []routing.Match
+	for _, r := range res {
+		all = append(all, r...)
+	}
+	return dedupe(all)
+}
+
+// dedupe keeps each document once (partitions may share one) and ranks.
+func dedupe(ms []routing.Match) []routing.Match {
+	seen := make(map[routing.DocID]bool, len(ms))
+	out := ms[:0]
+	for _, m := range ms {
+		if !seen[m.Doc] {
+			seen[m.Doc] = true
+			out = append(out, m)
+		}
+	}
+	routing.Rank(out)
+	return out
+}
+
 // candidates returns the documents sharing features with fs, best by
 // Jaccard first, at most n, and the partitions consulted.
-func (x *routedIndex) candidates(ctx context.Context, fs []uint64, n int) ([]int64, int, error) {
+func (x *routedIndex) candidates(ctx context.Context, clients []*remote.Client, fs []uint64, n int) ([]int64, int, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.refresh(ctx); err != nil {
 		return nil, 0, err
 	}
-	var ms []routing.Match
-	parts := x.routed.K()
+	var ps []int
 	if x.cfg.AllPartitions {
-		ms = x.routed.QueryAll(fs)
+		for p := range x.routed.K() {
+			ps = append(ps, p)
+		}
 	} else {
-		ms = x.routed.Query(fs, 0)
-		parts = len(routing.Route(fs, x.routed.K(), x.routed.M(), nil))
+		ps = routing.Route(fs, x.routed.K(), x.routed.M(), nil)
 	}
+	ms := x.query(ctx, clients, fs, ps)
+	parts := len(ps)
 	out := make([]int64, 0, min(n, len(ms)))
 	for _, m := range ms[:min(n, len(ms))] {
 		out = append(out, x.ids[m.Doc])
@@ -137,7 +293,7 @@ func (e *Engine) routedMatches(ctx context.Context, text string, chunks []uint32
 	}
 	e.routedOnce.Do(func() { e.routed = newRoutedIndex(e.pool, e.cfg.Routing) })
 	fs := routing.Features([]byte(text), routing.DefaultParams)
-	cands, parts, err := e.routed.candidates(ctx, fs, e.cfg.Routing.Candidates)
+	cands, parts, err := e.routed.candidates(ctx, e.relatedClients(), fs, e.cfg.Routing.Candidates)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -150,3 +150,69 @@ func TestRun_EveryDocumentChanged(t *testing.T) {
 	mustRun(t, e, false)
 	checkAgainstReference(t, pool, cfg, "after deleting every document")
 }
+
+// TestCluster_RoutedCheckOnNodes: with remote nodes the routed partitions
+// are served by the nodes (partition p by node p mod n). A live check finds
+// the same sources as the same check in one process, the nodes answer it,
+// and a document added by a later run reaches them by a delta sync.
+func TestCluster_RoutedCheckOnNodes(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(testSeed(t), 23))
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	var addrs []string
+	var nodes []*nodeServer
+	for range 3 {
+		n := startNodeServer(t, "127.0.0.1:0")
+		nodes, addrs = append(nodes, n), append(addrs, n.addr)
+	}
+	cfg := clusterConfig(t, url, addrs)
+	cfg.Routing.Enabled, cfg.Routing.Partitions, cfg.Routing.M = true, 16, 2
+	var texts []string
+	for i := range 30 {
+		texts = append(texts, strings.Join(essayWords(r, 300), " "))
+		createText(t, pool, "c"+strings.Repeat("x", i), texts[i])
+	}
+	e := NewEngine(cfg, pool, testLogger(t))
+	defer e.Close()
+	mustRun(t, e, false)
+	local := cfg
+	local.Cluster = DefaultConfig().Cluster
+	check := func(text, when string) {
+		t.Helper()
+		got, err := e.CheckText(ctx, text, 5, PassageOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := NewEngine(local, pool, testLogger(t)).CheckText(ctx, text, 5, PassageOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(head(got.Sources), head(want.Sources)) || len(got.Sources) == 0 {
+			t.Fatalf("%s: sources on nodes %v, in one process %v", when, head(got.Sources), head(want.Sources))
+		}
+	}
+	check("Again.\n"+texts[4], "after the first run")
+	if e.routed.remoteQueries.Load() == 0 {
+		t.Fatal("no routing query was answered by a node")
+	}
+	fresh := strings.Join(essayWords(r, 300), " ")
+	createText(t, pool, "late", fresh)
+	mustRun(t, e, false)
+	before := e.routed.remoteQueries.Load()
+	check("Again.\n"+fresh, "after a document was added")
+	if e.routed.remoteQueries.Load() == before {
+		t.Fatal("the check after the delta sync was not answered by the nodes")
+	}
+	// A node restarts empty: the master answers for it, then loads it again.
+	nodes[1].srv.Stop()
+	startNodeServer(t, addrs[1])
+	for i := range 3 {
+		check("Again.\n"+texts[10+i], "after a node restarted")
+	}
+	before = e.routed.remoteQueries.Load()
+	check("Again.\n"+texts[20], "after the restarted node was loaded again")
+	if e.routed.remoteQueries.Load() == before {
+		t.Fatal("no node answered after the restart")
+	}
+}

@@ -1000,6 +1000,302 @@ func (x *RelatedLists) GetSims() []byte {
 	return nil
 }
 
+type RoutingHeader struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	From          int64                  `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"`
+	To            int64                  `protobuf:"varint,2,opt,name=to,proto3" json:"to,omitempty"`
+	Full          bool                   `protobuf:"varint,3,opt,name=full,proto3" json:"full,omitempty"`
+	K             int32                  `protobuf:"varint,4,opt,name=k,proto3" json:"k,omitempty"`        // partitions in all
+	M             int32                  `protobuf:"varint,5,opt,name=m,proto3" json:"m,omitempty"`        // routing factor
+	Owned         []byte                 `protobuf:"bytes,6,opt,name=owned,proto3" json:"owned,omitempty"` // u32: the partitions this node holds
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RoutingHeader) Reset() {
+	*x = RoutingHeader{}
+	mi := &file_node_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RoutingHeader) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RoutingHeader) ProtoMessage() {}
+
+func (x *RoutingHeader) ProtoReflect() protoreflect.Message {
+	mi := &file_node_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RoutingHeader.ProtoReflect.Descriptor instead.
+func (*RoutingHeader) Descriptor() ([]byte, []int) {
+	return file_node_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *RoutingHeader) GetFrom() int64 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *RoutingHeader) GetTo() int64 {
+	if x != nil {
+		return x.To
+	}
+	return 0
+}
+
+func (x *RoutingHeader) GetFull() bool {
+	if x != nil {
+		return x.Full
+	}
+	return false
+}
+
+func (x *RoutingHeader) GetK() int32 {
+	if x != nil {
+		return x.K
+	}
+	return 0
+}
+
+func (x *RoutingHeader) GetM() int32 {
+	if x != nil {
+		return x.M
+	}
+	return 0
+}
+
+func (x *RoutingHeader) GetOwned() []byte {
+	if x != nil {
+		return x.Owned
+	}
+	return nil
+}
+
+type RoutingPart struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Header         *RoutingHeader         `protobuf:"bytes,1,opt,name=header,proto3" json:"header,omitempty"`                              // first part only
+	AddDocs        []byte                 `protobuf:"bytes,2,opt,name=add_docs,json=addDocs,proto3" json:"add_docs,omitempty"`             // u32 per document added
+	AddLens        []byte                 `protobuf:"bytes,3,opt,name=add_lens,json=addLens,proto3" json:"add_lens,omitempty"`             // u32 features per added document
+	AddFeatures    []byte                 `protobuf:"bytes,4,opt,name=add_features,json=addFeatures,proto3" json:"add_features,omitempty"` // u64 features, sorted per document
+	RemoveDocs     []byte                 `protobuf:"bytes,5,opt,name=remove_docs,json=removeDocs,proto3" json:"remove_docs,omitempty"`    // likewise for documents removed
+	RemoveLens     []byte                 `protobuf:"bytes,6,opt,name=remove_lens,json=removeLens,proto3" json:"remove_lens,omitempty"`
+	RemoveFeatures []byte                 `protobuf:"bytes,7,opt,name=remove_features,json=removeFeatures,proto3" json:"remove_features,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *RoutingPart) Reset() {
+	*x = RoutingPart{}
+	mi := &file_node_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RoutingPart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RoutingPart) ProtoMessage() {}
+
+func (x *RoutingPart) ProtoReflect() protoreflect.Message {
+	mi := &file_node_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RoutingPart.ProtoReflect.Descriptor instead.
+func (*RoutingPart) Descriptor() ([]byte, []int) {
+	return file_node_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *RoutingPart) GetHeader() *RoutingHeader {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+func (x *RoutingPart) GetAddDocs() []byte {
+	if x != nil {
+		return x.AddDocs
+	}
+	return nil
+}
+
+func (x *RoutingPart) GetAddLens() []byte {
+	if x != nil {
+		return x.AddLens
+	}
+	return nil
+}
+
+func (x *RoutingPart) GetAddFeatures() []byte {
+	if x != nil {
+		return x.AddFeatures
+	}
+	return nil
+}
+
+func (x *RoutingPart) GetRemoveDocs() []byte {
+	if x != nil {
+		return x.RemoveDocs
+	}
+	return nil
+}
+
+func (x *RoutingPart) GetRemoveLens() []byte {
+	if x != nil {
+		return x.RemoveLens
+	}
+	return nil
+}
+
+func (x *RoutingPart) GetRemoveFeatures() []byte {
+	if x != nil {
+		return x.RemoveFeatures
+	}
+	return nil
+}
+
+type RoutingQueryRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Gen           int64                  `protobuf:"varint,1,opt,name=gen,proto3" json:"gen,omitempty"`
+	Partitions    []byte                 `protobuf:"bytes,2,opt,name=partitions,proto3" json:"partitions,omitempty"` // u32: which of the node's partitions to consult
+	Features      []byte                 `protobuf:"bytes,3,opt,name=features,proto3" json:"features,omitempty"`     // u64, sorted
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RoutingQueryRequest) Reset() {
+	*x = RoutingQueryRequest{}
+	mi := &file_node_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RoutingQueryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RoutingQueryRequest) ProtoMessage() {}
+
+func (x *RoutingQueryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_node_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RoutingQueryRequest.ProtoReflect.Descriptor instead.
+func (*RoutingQueryRequest) Descriptor() ([]byte, []int) {
+	return file_node_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *RoutingQueryRequest) GetGen() int64 {
+	if x != nil {
+		return x.Gen
+	}
+	return 0
+}
+
+func (x *RoutingQueryRequest) GetPartitions() []byte {
+	if x != nil {
+		return x.Partitions
+	}
+	return nil
+}
+
+func (x *RoutingQueryRequest) GetFeatures() []byte {
+	if x != nil {
+		return x.Features
+	}
+	return nil
+}
+
+type RoutingMatches struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Docs          []byte                 `protobuf:"bytes,1,opt,name=docs,proto3" json:"docs,omitempty"`       // u32
+	Shared        []byte                 `protobuf:"bytes,2,opt,name=shared,proto3" json:"shared,omitempty"`   // u32
+	Jaccard       []byte                 `protobuf:"bytes,3,opt,name=jaccard,proto3" json:"jaccard,omitempty"` // f64 bits, little-endian
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RoutingMatches) Reset() {
+	*x = RoutingMatches{}
+	mi := &file_node_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RoutingMatches) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RoutingMatches) ProtoMessage() {}
+
+func (x *RoutingMatches) ProtoReflect() protoreflect.Message {
+	mi := &file_node_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RoutingMatches.ProtoReflect.Descriptor instead.
+func (*RoutingMatches) Descriptor() ([]byte, []int) {
+	return file_node_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *RoutingMatches) GetDocs() []byte {
+	if x != nil {
+		return x.Docs
+	}
+	return nil
+}
+
+func (x *RoutingMatches) GetShared() []byte {
+	if x != nil {
+		return x.Shared
+	}
+	return nil
+}
+
+func (x *RoutingMatches) GetJaccard() []byte {
+	if x != nil {
+		return x.Jaccard
+	}
+	return nil
+}
+
 var File_node_proto protoreflect.FileDescriptor
 
 const file_node_proto_rawDesc = "" +
@@ -1077,7 +1373,34 @@ const file_node_proto_rawDesc = "" +
 	"\fRelatedLists\x12\x12\n" +
 	"\x04lens\x18\x01 \x01(\fR\x04lens\x12\x12\n" +
 	"\x04docs\x18\x02 \x01(\fR\x04docs\x12\x12\n" +
-	"\x04sims\x18\x03 \x01(\fR\x04sims2\xd9\x05\n" +
+	"\x04sims\x18\x03 \x01(\fR\x04sims\"y\n" +
+	"\rRoutingHeader\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\x03R\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\x03R\x02to\x12\x12\n" +
+	"\x04full\x18\x03 \x01(\bR\x04full\x12\f\n" +
+	"\x01k\x18\x04 \x01(\x05R\x01k\x12\f\n" +
+	"\x01m\x18\x05 \x01(\x05R\x01m\x12\x14\n" +
+	"\x05owned\x18\x06 \x01(\fR\x05owned\"\x87\x02\n" +
+	"\vRoutingPart\x124\n" +
+	"\x06header\x18\x01 \x01(\v2\x1c.plagd.node.v1.RoutingHeaderR\x06header\x12\x19\n" +
+	"\badd_docs\x18\x02 \x01(\fR\aaddDocs\x12\x19\n" +
+	"\badd_lens\x18\x03 \x01(\fR\aaddLens\x12!\n" +
+	"\fadd_features\x18\x04 \x01(\fR\vaddFeatures\x12\x1f\n" +
+	"\vremove_docs\x18\x05 \x01(\fR\n" +
+	"removeDocs\x12\x1f\n" +
+	"\vremove_lens\x18\x06 \x01(\fR\n" +
+	"removeLens\x12'\n" +
+	"\x0fremove_features\x18\a \x01(\fR\x0eremoveFeatures\"c\n" +
+	"\x13RoutingQueryRequest\x12\x10\n" +
+	"\x03gen\x18\x01 \x01(\x03R\x03gen\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x02 \x01(\fR\n" +
+	"partitions\x12\x1a\n" +
+	"\bfeatures\x18\x03 \x01(\fR\bfeatures\"V\n" +
+	"\x0eRoutingMatches\x12\x12\n" +
+	"\x04docs\x18\x01 \x01(\fR\x04docs\x12\x16\n" +
+	"\x06shared\x18\x02 \x01(\fR\x06shared\x12\x18\n" +
+	"\ajaccard\x18\x03 \x01(\fR\ajaccard2\xef\x06\n" +
 	"\x04Node\x128\n" +
 	"\x05Range\x12\x14.plagd.node.v1.Empty\x1a\x19.plagd.node.v1.RangeReply\x12:\n" +
 	"\x05Begin\x12\x1b.plagd.node.v1.BeginRequest\x1a\x14.plagd.node.v1.Empty\x12:\n" +
@@ -1090,7 +1413,9 @@ const file_node_proto_rawDesc = "" +
 	"\bSnapshot\x12\x14.plagd.node.v1.Empty\x1a\x13.plagd.node.v1.Blob0\x01\x126\n" +
 	"\aInstall\x12\x13.plagd.node.v1.Blob\x1a\x14.plagd.node.v1.Empty(\x01\x12<\n" +
 	"\x05Query\x12\x1b.plagd.node.v1.QueryRequest\x1a\x14.plagd.node.v1.Lists0\x01\x12F\n" +
-	"\aRelated\x12\x1a.plagd.node.v1.RelatedPart\x1a\x1b.plagd.node.v1.RelatedLists(\x010\x01B'Z%github.com/plagd/plagd/cluster/nodepbb\x06proto3"
+	"\aRelated\x12\x1a.plagd.node.v1.RelatedPart\x1a\x1b.plagd.node.v1.RelatedLists(\x010\x01\x12A\n" +
+	"\vRoutingSync\x12\x1a.plagd.node.v1.RoutingPart\x1a\x14.plagd.node.v1.Empty(\x01\x12Q\n" +
+	"\fRoutingQuery\x12\".plagd.node.v1.RoutingQueryRequest\x1a\x1d.plagd.node.v1.RoutingMatchesB'Z%github.com/plagd/plagd/cluster/nodepbb\x06proto3"
 
 var (
 	file_node_proto_rawDescOnce sync.Once
@@ -1104,57 +1429,66 @@ func file_node_proto_rawDescGZIP() []byte {
 	return file_node_proto_rawDescData
 }
 
-var file_node_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_node_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_node_proto_goTypes = []any{
-	(*Empty)(nil),         // 0: plagd.node.v1.Empty
-	(*RangeReply)(nil),    // 1: plagd.node.v1.RangeReply
-	(*Params)(nil),        // 2: plagd.node.v1.Params
-	(*BeginRequest)(nil),  // 3: plagd.node.v1.BeginRequest
-	(*TextPart)(nil),      // 4: plagd.node.v1.TextPart
-	(*Lists)(nil),         // 5: plagd.node.v1.Lists
-	(*DeliverPart)(nil),   // 6: plagd.node.v1.DeliverPart
-	(*BuildReply)(nil),    // 7: plagd.node.v1.BuildReply
-	(*CountRequest)(nil),  // 8: plagd.node.v1.CountRequest
-	(*CommitRequest)(nil), // 9: plagd.node.v1.CommitRequest
-	(*Blob)(nil),          // 10: plagd.node.v1.Blob
-	(*QueryRequest)(nil),  // 11: plagd.node.v1.QueryRequest
-	(*RelatedJob)(nil),    // 12: plagd.node.v1.RelatedJob
-	(*RelatedPart)(nil),   // 13: plagd.node.v1.RelatedPart
-	(*RelatedLists)(nil),  // 14: plagd.node.v1.RelatedLists
+	(*Empty)(nil),               // 0: plagd.node.v1.Empty
+	(*RangeReply)(nil),          // 1: plagd.node.v1.RangeReply
+	(*Params)(nil),              // 2: plagd.node.v1.Params
+	(*BeginRequest)(nil),        // 3: plagd.node.v1.BeginRequest
+	(*TextPart)(nil),            // 4: plagd.node.v1.TextPart
+	(*Lists)(nil),               // 5: plagd.node.v1.Lists
+	(*DeliverPart)(nil),         // 6: plagd.node.v1.DeliverPart
+	(*BuildReply)(nil),          // 7: plagd.node.v1.BuildReply
+	(*CountRequest)(nil),        // 8: plagd.node.v1.CountRequest
+	(*CommitRequest)(nil),       // 9: plagd.node.v1.CommitRequest
+	(*Blob)(nil),                // 10: plagd.node.v1.Blob
+	(*QueryRequest)(nil),        // 11: plagd.node.v1.QueryRequest
+	(*RelatedJob)(nil),          // 12: plagd.node.v1.RelatedJob
+	(*RelatedPart)(nil),         // 13: plagd.node.v1.RelatedPart
+	(*RelatedLists)(nil),        // 14: plagd.node.v1.RelatedLists
+	(*RoutingHeader)(nil),       // 15: plagd.node.v1.RoutingHeader
+	(*RoutingPart)(nil),         // 16: plagd.node.v1.RoutingPart
+	(*RoutingQueryRequest)(nil), // 17: plagd.node.v1.RoutingQueryRequest
+	(*RoutingMatches)(nil),      // 18: plagd.node.v1.RoutingMatches
 }
 var file_node_proto_depIdxs = []int32{
 	2,  // 0: plagd.node.v1.BeginRequest.params:type_name -> plagd.node.v1.Params
 	5,  // 1: plagd.node.v1.DeliverPart.lists:type_name -> plagd.node.v1.Lists
 	12, // 2: plagd.node.v1.RelatedPart.job:type_name -> plagd.node.v1.RelatedJob
-	0,  // 3: plagd.node.v1.Node.Range:input_type -> plagd.node.v1.Empty
-	3,  // 4: plagd.node.v1.Node.Begin:input_type -> plagd.node.v1.BeginRequest
-	4,  // 5: plagd.node.v1.Node.Chunk:input_type -> plagd.node.v1.TextPart
-	6,  // 6: plagd.node.v1.Node.Deliver:input_type -> plagd.node.v1.DeliverPart
-	0,  // 7: plagd.node.v1.Node.Build:input_type -> plagd.node.v1.Empty
-	8,  // 8: plagd.node.v1.Node.Count:input_type -> plagd.node.v1.CountRequest
-	9,  // 9: plagd.node.v1.Node.Commit:input_type -> plagd.node.v1.CommitRequest
-	0,  // 10: plagd.node.v1.Node.Abort:input_type -> plagd.node.v1.Empty
-	0,  // 11: plagd.node.v1.Node.Snapshot:input_type -> plagd.node.v1.Empty
-	10, // 12: plagd.node.v1.Node.Install:input_type -> plagd.node.v1.Blob
-	11, // 13: plagd.node.v1.Node.Query:input_type -> plagd.node.v1.QueryRequest
-	13, // 14: plagd.node.v1.Node.Related:input_type -> plagd.node.v1.RelatedPart
-	1,  // 15: plagd.node.v1.Node.Range:output_type -> plagd.node.v1.RangeReply
-	0,  // 16: plagd.node.v1.Node.Begin:output_type -> plagd.node.v1.Empty
-	5,  // 17: plagd.node.v1.Node.Chunk:output_type -> plagd.node.v1.Lists
-	0,  // 18: plagd.node.v1.Node.Deliver:output_type -> plagd.node.v1.Empty
-	7,  // 19: plagd.node.v1.Node.Build:output_type -> plagd.node.v1.BuildReply
-	5,  // 20: plagd.node.v1.Node.Count:output_type -> plagd.node.v1.Lists
-	0,  // 21: plagd.node.v1.Node.Commit:output_type -> plagd.node.v1.Empty
-	0,  // 22: plagd.node.v1.Node.Abort:output_type -> plagd.node.v1.Empty
-	10, // 23: plagd.node.v1.Node.Snapshot:output_type -> plagd.node.v1.Blob
-	0,  // 24: plagd.node.v1.Node.Install:output_type -> plagd.node.v1.Empty
-	5,  // 25: plagd.node.v1.Node.Query:output_type -> plagd.node.v1.Lists
-	14, // 26: plagd.node.v1.Node.Related:output_type -> plagd.node.v1.RelatedLists
-	15, // [15:27] is the sub-list for method output_type
-	3,  // [3:15] is the sub-list for method input_type
-	3,  // [3:3] is the sub-list for extension type_name
-	3,  // [3:3] is the sub-list for extension extendee
-	0,  // [0:3] is the sub-list for field type_name
+	15, // 3: plagd.node.v1.RoutingPart.header:type_name -> plagd.node.v1.RoutingHeader
+	0,  // 4: plagd.node.v1.Node.Range:input_type -> plagd.node.v1.Empty
+	3,  // 5: plagd.node.v1.Node.Begin:input_type -> plagd.node.v1.BeginRequest
+	4,  // 6: plagd.node.v1.Node.Chunk:input_type -> plagd.node.v1.TextPart
+	6,  // 7: plagd.node.v1.Node.Deliver:input_type -> plagd.node.v1.DeliverPart
+	0,  // 8: plagd.node.v1.Node.Build:input_type -> plagd.node.v1.Empty
+	8,  // 9: plagd.node.v1.Node.Count:input_type -> plagd.node.v1.CountRequest
+	9,  // 10: plagd.node.v1.Node.Commit:input_type -> plagd.node.v1.CommitRequest
+	0,  // 11: plagd.node.v1.Node.Abort:input_type -> plagd.node.v1.Empty
+	0,  // 12: plagd.node.v1.Node.Snapshot:input_type -> plagd.node.v1.Empty
+	10, // 13: plagd.node.v1.Node.Install:input_type -> plagd.node.v1.Blob
+	11, // 14: plagd.node.v1.Node.Query:input_type -> plagd.node.v1.QueryRequest
+	13, // 15: plagd.node.v1.Node.Related:input_type -> plagd.node.v1.RelatedPart
+	16, // 16: plagd.node.v1.Node.RoutingSync:input_type -> plagd.node.v1.RoutingPart
+	17, // 17: plagd.node.v1.Node.RoutingQuery:input_type -> plagd.node.v1.RoutingQueryRequest
+	1,  // 18: plagd.node.v1.Node.Range:output_type -> plagd.node.v1.RangeReply
+	0,  // 19: plagd.node.v1.Node.Begin:output_type -> plagd.node.v1.Empty
+	5,  // 20: plagd.node.v1.Node.Chunk:output_type -> plagd.node.v1.Lists
+	0,  // 21: plagd.node.v1.Node.Deliver:output_type -> plagd.node.v1.Empty
+	7,  // 22: plagd.node.v1.Node.Build:output_type -> plagd.node.v1.BuildReply
+	5,  // 23: plagd.node.v1.Node.Count:output_type -> plagd.node.v1.Lists
+	0,  // 24: plagd.node.v1.Node.Commit:output_type -> plagd.node.v1.Empty
+	0,  // 25: plagd.node.v1.Node.Abort:output_type -> plagd.node.v1.Empty
+	10, // 26: plagd.node.v1.Node.Snapshot:output_type -> plagd.node.v1.Blob
+	0,  // 27: plagd.node.v1.Node.Install:output_type -> plagd.node.v1.Empty
+	5,  // 28: plagd.node.v1.Node.Query:output_type -> plagd.node.v1.Lists
+	14, // 29: plagd.node.v1.Node.Related:output_type -> plagd.node.v1.RelatedLists
+	0,  // 30: plagd.node.v1.Node.RoutingSync:output_type -> plagd.node.v1.Empty
+	18, // 31: plagd.node.v1.Node.RoutingQuery:output_type -> plagd.node.v1.RoutingMatches
+	18, // [18:32] is the sub-list for method output_type
+	4,  // [4:18] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_node_proto_init() }
@@ -1168,7 +1502,7 @@ func file_node_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_node_proto_rawDesc), len(file_node_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,18 +25,20 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Node_Range_FullMethodName    = "/plagd.node.v1.Node/Range"
-	Node_Begin_FullMethodName    = "/plagd.node.v1.Node/Begin"
-	Node_Chunk_FullMethodName    = "/plagd.node.v1.Node/Chunk"
-	Node_Deliver_FullMethodName  = "/plagd.node.v1.Node/Deliver"
-	Node_Build_FullMethodName    = "/plagd.node.v1.Node/Build"
-	Node_Count_FullMethodName    = "/plagd.node.v1.Node/Count"
-	Node_Commit_FullMethodName   = "/plagd.node.v1.Node/Commit"
-	Node_Abort_FullMethodName    = "/plagd.node.v1.Node/Abort"
-	Node_Snapshot_FullMethodName = "/plagd.node.v1.Node/Snapshot"
-	Node_Install_FullMethodName  = "/plagd.node.v1.Node/Install"
-	Node_Query_FullMethodName    = "/plagd.node.v1.Node/Query"
-	Node_Related_FullMethodName  = "/plagd.node.v1.Node/Related"
+	Node_Range_FullMethodName        = "/plagd.node.v1.Node/Range"
+	Node_Begin_FullMethodName        = "/plagd.node.v1.Node/Begin"
+	Node_Chunk_FullMethodName        = "/plagd.node.v1.Node/Chunk"
+	Node_Deliver_FullMethodName      = "/plagd.node.v1.Node/Deliver"
+	Node_Build_FullMethodName        = "/plagd.node.v1.Node/Build"
+	Node_Count_FullMethodName        = "/plagd.node.v1.Node/Count"
+	Node_Commit_FullMethodName       = "/plagd.node.v1.Node/Commit"
+	Node_Abort_FullMethodName        = "/plagd.node.v1.Node/Abort"
+	Node_Snapshot_FullMethodName     = "/plagd.node.v1.Node/Snapshot"
+	Node_Install_FullMethodName      = "/plagd.node.v1.Node/Install"
+	Node_Query_FullMethodName        = "/plagd.node.v1.Node/Query"
+	Node_Related_FullMethodName      = "/plagd.node.v1.Node/Related"
+	Node_RoutingSync_FullMethodName  = "/plagd.node.v1.Node/RoutingSync"
+	Node_RoutingQuery_FullMethodName = "/plagd.node.v1.Node/RoutingQuery"
 )
 
 // NodeClient is the client API for Node service.
@@ -73,6 +75,15 @@ type NodeClient interface {
 	// one neighbour list per query, in order. Stateless, outside any run:
 	// the master splits a join's queries over its nodes.
 	Related(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RelatedPart, RelatedLists], error)
+	// RoutingSync brings the node's partitions of the routed feature index
+	// (seed 001, live checks) to generation header.to: a full load, or the
+	// changes since header.from (refused with FailedPrecondition when the
+	// node is not at header.from: the master then sends a full load).
+	// The first part carries the header.
+	RoutingSync(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[RoutingPart, Empty], error)
+	// RoutingQuery asks the node's partitions for the documents sharing
+	// features with a query (FailedPrecondition unless the node is at gen).
+	RoutingQuery(ctx context.Context, in *RoutingQueryRequest, opts ...grpc.CallOption) (*RoutingMatches, error)
 }
 
 type nodeClient struct {
@@ -242,6 +253,29 @@ func (c *nodeClient) Related(ctx context.Context, opts ...grpc.CallOption) (grpc
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Node_RelatedClient = grpc.BidiStreamingClient[RelatedPart, RelatedLists]
 
+func (c *nodeClient) RoutingSync(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[RoutingPart, Empty], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Node_ServiceDesc.Streams[7], Node_RoutingSync_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[RoutingPart, Empty]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Node_RoutingSyncClient = grpc.ClientStreamingClient[RoutingPart, Empty]
+
+func (c *nodeClient) RoutingQuery(ctx context.Context, in *RoutingQueryRequest, opts ...grpc.CallOption) (*RoutingMatches, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RoutingMatches)
+	err := c.cc.Invoke(ctx, Node_RoutingQuery_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NodeServer is the server API for Node service.
 // All implementations must embed UnimplementedNodeServer
 // for forward compatibility.
@@ -276,6 +310,15 @@ type NodeServer interface {
 	// one neighbour list per query, in order. Stateless, outside any run:
 	// the master splits a join's queries over its nodes.
 	Related(grpc.BidiStreamingServer[RelatedPart, RelatedLists]) error
+	// RoutingSync brings the node's partitions of the routed feature index
+	// (seed 001, live checks) to generation header.to: a full load, or the
+	// changes since header.from (refused with FailedPrecondition when the
+	// node is not at header.from: the master then sends a full load).
+	// The first part carries the header.
+	RoutingSync(grpc.ClientStreamingServer[RoutingPart, Empty]) error
+	// RoutingQuery asks the node's partitions for the documents sharing
+	// features with a query (FailedPrecondition unless the node is at gen).
+	RoutingQuery(context.Context, *RoutingQueryRequest) (*RoutingMatches, error)
 	mustEmbedUnimplementedNodeServer()
 }
 
@@ -321,6 +364,12 @@ func (UnimplementedNodeServer) Query(*QueryRequest, grpc.ServerStreamingServer[L
 }
 func (UnimplementedNodeServer) Related(grpc.BidiStreamingServer[RelatedPart, RelatedLists]) error {
 	return status.Error(codes.Unimplemented, "method Related not implemented")
+}
+func (UnimplementedNodeServer) RoutingSync(grpc.ClientStreamingServer[RoutingPart, Empty]) error {
+	return status.Error(codes.Unimplemented, "method RoutingSync not implemented")
+}
+func (UnimplementedNodeServer) RoutingQuery(context.Context, *RoutingQueryRequest) (*RoutingMatches, error) {
+	return nil, status.Error(codes.Unimplemented, "method RoutingQuery not implemented")
 }
 func (UnimplementedNodeServer) mustEmbedUnimplementedNodeServer() {}
 func (UnimplementedNodeServer) testEmbeddedByValue()              {}
@@ -494,6 +543,31 @@ func _Node_Related_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Node_RelatedServer = grpc.BidiStreamingServer[RelatedPart, RelatedLists]
 
+func _Node_RoutingSync_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(NodeServer).RoutingSync(&grpc.GenericServerStream[RoutingPart, Empty]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Node_RoutingSyncServer = grpc.ClientStreamingServer[RoutingPart, Empty]
+
+func _Node_RoutingQuery_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RoutingQueryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NodeServer).RoutingQuery(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Node_RoutingQuery_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NodeServer).RoutingQuery(ctx, req.(*RoutingQueryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Node_ServiceDesc is the grpc.ServiceDesc for Node service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -520,6 +594,10 @@ var Node_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Abort",
 			Handler:    _Node_Abort_Handler,
+		},
+		{
+			MethodName: "RoutingQuery",
+			Handler:    _Node_RoutingQuery_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
@@ -558,6 +636,11 @@ var Node_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Related",
 			Handler:       _Node_Related_Handler,
 			ServerStreams: true,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "RoutingSync",
+			Handler:       _Node_RoutingSync_Handler,
 			ClientStreams: true,
 		},
 	},

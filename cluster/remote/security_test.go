@@ -121,6 +121,16 @@ func callAll(rpc nodepb.NodeClient) map[string]error {
 		s.CloseSend()
 		return drain(func() error { _, err := s.Recv(); return err })
 	}()
+	out["RoutingSync"] = func() error {
+		s, err := rpc.RoutingSync(ctx)
+		if err != nil {
+			return err
+		}
+		s.Send(&nodepb.RoutingPart{Header: &nodepb.RoutingHeader{Full: true, K: 1, M: 1}})
+		_, err = s.CloseAndRecv()
+		return err
+	}()
+	_, out["RoutingQuery"] = rpc.RoutingQuery(ctx, &nodepb.RoutingQueryRequest{})
 	out["Install"] = func() error {
 		s, err := rpc.Install(ctx)
 		if err != nil {

@@ -42,6 +42,8 @@ type Server struct {
 	log  zerolog.Logger
 	run  atomic.Int64 // the run of the last accepted Begin (fence.go); 0 after Install
 	grpc *grpc.Server
+	// routing is the node's share of the routed feature index (routing.go).
+	routing routingState
 }
 
 // NewServer returns a server for node. It refuses a Security that neither
