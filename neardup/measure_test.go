@@ -168,16 +168,9 @@ func TestMeasurePrecisionRecall(t *testing.T) {
 	if corpus == "" {
 		corpus = filepath.Join("..", "..", "shared", "corpora", "pan-id")
 	}
-	var texts []string
-	for _, dir := range []string{"source-documents", "suspicious-documents"} {
-		files, _ := filepath.Glob(filepath.Join(corpus, dir, "*.txt"))
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			texts = append(texts, string(b))
-		}
+	texts, err := measure.PanTexts(corpus)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(texts) == 0 {
 		t.Fatalf("no corpus at %s", corpus)

@@ -198,16 +198,9 @@ func TestMeasureReal(t *testing.T) {
 		corpus = filepath.Join("..", "..", "shared", "corpora", "pan-id")
 	}
 	for _, dir := range []string{corpus, filepath.Join("..", "samples", "pan-id")} {
-		var texts []string
-		for _, sub := range []string{"source-documents", "suspicious-documents"} {
-			files, _ := filepath.Glob(filepath.Join(dir, sub, "*.txt"))
-			for _, f := range files {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				texts = append(texts, string(b))
-			}
+		texts, err := measure.PanTexts(dir)
+		if err != nil {
+			t.Fatal(err)
 		}
 		if len(texts) == 0 {
 			t.Logf("no corpus at %s", dir)

@@ -5,6 +5,7 @@ package measure
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -23,4 +24,25 @@ func EnvInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// PanTexts reads the plain texts of a PAN-format corpus (its
+// source-documents and suspicious-documents folders), sources first, each
+// folder in name order. A folder without texts gives none.
+func PanTexts(dir string) ([]string, error) {
+	var texts []string
+	for _, sub := range []string{"source-documents", "suspicious-documents"} {
+		files, err := filepath.Glob(filepath.Join(dir, sub, "*.txt"))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			texts = append(texts, string(b))
+		}
+	}
+	return texts, nil
 }
