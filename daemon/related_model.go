@@ -30,8 +30,10 @@ func relatedMaxDFShare(docs int) float64 {
 // relatedModel is the stored IDF of the related-documents vectors: version
 // 0 (none yet) weighs every term alike.
 type relatedModel struct {
-	*related.Model
-	SampleDocs int
+	*related.Model // its Docs are the documents counted (the sample)
+	// ArchiveDocs is the number of indexed documents when it was built:
+	// the model is rebuilt when the archive has doubled or halved since.
+	ArchiveDocs int
 }
 
 // loadRelatedModel reads the newest model.
@@ -55,7 +57,7 @@ func loadRelatedModel(ctx context.Context, q querier) (*relatedModel, error) {
 		terms[i] = binary.LittleEndian.Uint64(b[12*i:])
 		df[i] = binary.LittleEndian.Uint32(b[12*i+8:])
 	}
-	return &relatedModel{Model: related.ModelFrom(version, sample, relatedMaxDFShare(sample), terms, df), SampleDocs: sample}, nil
+	return &relatedModel{Model: related.ModelFrom(version, sample, relatedMaxDFShare(sample), terms, df), ArchiveDocs: docs}, nil
 }
 
 // insertRelatedModel stores m in tx as a new version (older ones are

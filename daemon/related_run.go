@@ -91,12 +91,8 @@ func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *
 	}
 	u := &relatedUpdate{version: cur.Version, drop: rd.gone, lists: map[int64][]relatedRow{}}
 	n := len(rd.indexed) + len(rd.others)
-	var prevDocs int
-	if err := e.pool.QueryRow(ctx, `select coalesce(max(docs), 0) from related_models`).Scan(&prevDocs); err != nil {
-		return nil, fmt.Errorf("read the related-documents model: %w", err)
-	}
 	m := cur.Model
-	if full || cur.Version == 0 || related.NeedsRebuild(prevDocs, n) {
+	if full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) {
 		t := time.Now()
 		if m, err = e.buildRelatedModel(ctx, runID, rd, langs); err != nil {
 			return nil, err

@@ -191,11 +191,11 @@ func (x *routedIndex) sync(ctx context.Context, clients []*remote.Client) map[*r
 // for a node that cannot answer.
 func (x *routedIndex) query(ctx context.Context, clients []*remote.Client, fs []uint64, ps []int) []routing.Match {
 	if len(clients) == 0 {
-		var res []routing.Match
-		for _, p := range ps {
-			res = append(res, x.routed.Partition(p).Query(fs)...)
+		res := make([][]routing.Match, len(ps))
+		for j, p := range ps {
+			res[j] = x.routed.Partition(p).Query(fs)
 		}
-		return dedupe(res)
+		return routing.Merge(res)
 	}
 	ready := x.sync(ctx, clients)
 	byNode := make([][]int, len(clients))
@@ -232,25 +232,7 @@ func (x *routedIndex) query(ctx context.Context, clients []*remote.Client, fs []
 			delete(x.nodeGen, c)
 		}
 	}
-	var all []routing.Match
-	for _, r := range res {
-		all = append(all, r...)
-	}
-	return dedupe(all)
-}
-
-// dedupe keeps each document once (partitions may share one) and ranks.
-func dedupe(ms []routing.Match) []routing.Match {
-	seen := make(map[routing.DocID]bool, len(ms))
-	out := ms[:0]
-	for _, m := range ms {
-		if !seen[m.Doc] {
-			seen[m.Doc] = true
-			out = append(out, m)
-		}
-	}
-	routing.Rank(out)
-	return out
+	return routing.Merge(res)
 }
 
 // candidates returns the documents sharing features with fs, best by

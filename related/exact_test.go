@@ -3,6 +3,7 @@ package related
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/plagd/plagd/internal/testseed"
@@ -101,7 +102,7 @@ func TestExactAboveFindsEveryPairAboveTheFloor(t *testing.T) {
 		for _, n := range above[di] {
 			have = append(have, n.Doc)
 		}
-		if len(exp) != len(have) {
+		if !slices.Equal(exp, have) {
 			t.Fatalf("data %d: above %v, brute force %v", di, have, exp)
 		}
 	}

@@ -82,28 +82,14 @@ func (r *Routed) Query(fs []uint64, m int) []Match {
 		}
 		wg.Wait()
 	}
-	return merge(res)
+	return Merge(res)
 }
 
-// QueryAll consults every partition, whatever fs routes to: the recall of
-// the whole feature index, for a live check that must not miss a document
-// (and the reference routing is measured against).
-func (r *Routed) QueryAll(fs []uint64) []Match {
-	res := make([][]Match, len(r.parts))
-	var wg sync.WaitGroup
-	for i, p := range r.parts {
-		wg.Go(func() { res[i] = p.Query(fs) })
-	}
-	wg.Wait()
-	return merge(res)
-}
-
-// merge unions the ranked answers of several partitions, keeping each
-// document once, ranked.
-func merge(res [][]Match) []Match {
-	if len(res) == 1 {
-		return res[0]
-	}
+// Merge unions the answers of several partitions (each in any order),
+// keeping each document once, ranked (Rank). A document routed to several
+// partitions holds all its features in each, so it answers from each with
+// the same figures.
+func Merge(res [][]Match) []Match {
 	n := 0
 	for _, ms := range res {
 		n += len(ms)
