@@ -174,10 +174,11 @@ func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {
 // against the whole archive. Every other document B is joined with them
 // (its top k among the batch, G) and its stored list L is patched: drop
 // the members that changed or left, merge in G. The stored list is
-// complete down to its k-th cosine τ (or entirely, when it holds fewer
-// than k), so the patched list is exact when it holds k members all at or
-// above τ, or when L was complete; otherwise (a member left and nothing
-// as good came in) B's list is recomputed against the whole archive. A
+// complete down to its k-th member (cosine τ, ties by document id; or
+// entirely, when it holds fewer than k), so the patched list is exact when
+// it holds k members none ranking after that k-th, or when L was
+// complete; otherwise (a member left and nothing as good came in) B's list
+// is recomputed against the whole archive. A
 // list that lost a member to a hard delete ('lost_related') is not known
 // to be complete.
 func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments,
@@ -293,9 +294,12 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		}
 		cur := stored[id]
 		complete := len(cur) < k && !shortened[id]
-		tau := float32(0)
+		// The stored list is known down to its last member (tau, tauID) in
+		// the lists' order (cosine desc, then document asc): a document tied
+		// with it at tau but with a higher id may be missing from it.
+		tau, tauID := float32(0), int64(0)
 		if len(cur) > 0 {
-			tau = cur[len(cur)-1].cosine
+			tau, tauID = cur[len(cur)-1].cosine, cur[len(cur)-1].other
 		}
 		kept := make([]related.Neighbor, 0, len(cur))
 		for _, r := range cur {
@@ -314,7 +318,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 			gain[j] = related.Neighbor{Doc: batchIdx[nb.Doc], Sim: nb.Sim}
 		}
 		merged := related.Merge(kept, gain, k)
-		if !complete && (len(merged) < k || merged[len(merged)-1].Sim < tau) {
+		if !complete && (len(merged) < k || worse(merged[len(merged)-1], st.ids, tau, tauID)) {
 			redo = append(redo, id)
 			continue
 		}
@@ -335,6 +339,12 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		maps.Copy(st.lists, u.lists)
 	}
 	return nil
+}
+
+// worse reports whether n ranks after the stored list's last member (tau,
+// tauID): then documents the list never held may rank before n.
+func worse(n related.Neighbor, ids []int64, tau float32, tauID int64) bool {
+	return n.Sim < tau || n.Sim == tau && ids[n.Doc] > tauID
 }
 
 // sameList reports whether a patched list equals the stored one.

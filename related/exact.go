@@ -105,12 +105,11 @@ func exact(s *Set, x *Index, k int, floor []float32, r Runner) ([][]Neighbor, []
 			}
 			top.reset(k)
 			for _, d := range touched {
-				v := acc[d]
+				sim := simOf(acc[d])
 				acc[d] = 0
-				if v <= 0 || s.isSelf(qi, d) {
+				if sim <= 0 || s.isSelf(qi, d) {
 					continue
 				}
-				sim := float32(v)
 				top.push(Neighbor{d, sim})
 				if floor != nil && sim >= floor[d] {
 					hits[c] = append(hits[c], aboveHit{d, int32(qi), sim})

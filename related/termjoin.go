@@ -73,8 +73,8 @@ func probe(s *Set, r Runner, lists termLists, k int, minSim float64, qKeys func(
 					stamp[d] = mark
 					dt++
 					v := sc.dot(&s.d[d])
-					if v > 0 && v >= minSim {
-						top.push(Neighbor{d, float32(v)})
+					if sim := simOf(v); sim > 0 && v >= minSim {
+						top.push(Neighbor{d, sim})
 					}
 				}
 			}

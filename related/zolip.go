@@ -116,9 +116,9 @@ func (z *Zolip) NDD(r Runner) *NDDResult {
 						da, db := g[a].Val, g[b].Val
 						v := s.dot(&s.d[da], &s.d[db])
 						pairs[p]++
-						if v > 0 {
-							tops[a].push(Neighbor{db, float32(v)})
-							tops[b].push(Neighbor{da, float32(v)})
+						if sim := simOf(v); sim > 0 {
+							tops[a].push(Neighbor{db, sim})
+							tops[b].push(Neighbor{da, sim})
 						}
 					}
 				}
@@ -147,8 +147,8 @@ func (z *Zolip) NDD(r Runner) *NDDResult {
 					}
 					v := s.dot(&s.q[q], &s.d[dr.Val])
 					pairs[p]++
-					if v > 0 {
-						top.push(Neighbor{dr.Val, float32(v)})
+					if sim := simOf(v); sim > 0 {
+						top.push(Neighbor{dr.Val, sim})
 					}
 				}
 				res.Lists[q] = top.sorted()
