@@ -30,6 +30,10 @@ const (
 	ErrNoTextLayer
 	// ErrTimeout: extraction took longer than Options.Timeout.
 	ErrTimeout
+	// ErrTooComplex: reading the file would cost more than its limits allow
+	// (pages, nested drawings, glyphs, decoded bytes, memory), whatever its
+	// size on disk: a hostile or pathological file.
+	ErrTooComplex
 )
 
 // String is the machine-readable name of the kind.
@@ -51,6 +55,8 @@ func (k Kind) String() string {
 		return "no_text_layer"
 	case ErrTimeout:
 		return "timeout"
+	case ErrTooComplex:
+		return "too_complex"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -74,6 +80,8 @@ func (k Kind) Error() string {
 		return "no text layer: the pages are images (a scan)"
 	case ErrTimeout:
 		return "text extraction took too long"
+	case ErrTooComplex:
+		return "the file is too complex to read within plagd's limits"
 	}
 	return k.String()
 }
