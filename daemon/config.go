@@ -13,6 +13,7 @@ import (
 
 	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/related"
 )
@@ -176,6 +177,13 @@ type HTTPConfig struct {
 type ExtractConfig struct {
 	MaxBytes int64         `yaml:"max_bytes"` // larger files fail with a reason, default 200 MB
 	Timeout  time.Duration `yaml:"timeout"`   // per document, default 60s
+	// Isolate reads files in child processes that are killed when a file
+	// costs more than its limits (extract/sandbox); false reads them in
+	// plagd's own process, where a hostile file can take it down.
+	Isolate     bool  `yaml:"isolate"`      // default true
+	Workers     int   `yaml:"workers"`      // concurrent extractions per process; 0 = number of CPUs
+	MemoryLimit int64 `yaml:"memory_limit"` // bytes one extraction process may use, default 1 GiB
+	Recycle     int   `yaml:"recycle"`      // documents an extraction process reads before it is replaced, default 1000
 	// OCR of image-only (scanned) PDFs with the tesseract program.
 	OCR OCRConfig `yaml:"ocr"`
 }
@@ -194,6 +202,12 @@ func (c *Config) ExtractOptions() extract.Options {
 		opt.OCR = extract.OCROptions{Tesseract: c.Extract.OCR.Tesseract, Languages: c.Extract.OCR.Languages}
 	}
 	return opt
+}
+
+// SandboxConfig is the extraction pool's configuration (extract/sandbox).
+func (c *Config) SandboxConfig() sandbox.Config {
+	return sandbox.Config{Workers: c.Extract.Workers, MemoryLimit: c.Extract.MemoryLimit, Timeout: c.Extract.Timeout,
+		Recycle: c.Extract.Recycle, Isolate: c.Extract.Isolate}
 }
 
 // DefaultConfig returns the configuration used when no file is given.
@@ -216,6 +230,7 @@ func DefaultConfig() Config {
 		HTTP: HTTPConfig{Listen: "127.0.0.1:8080", SessionTTL: 12 * time.Hour, CookieSecure: "auto",
 			MaxRequestBytes: 16 << 20},
 		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
+			Isolate: true, Workers: 0, MemoryLimit: sandbox.DefaultMemoryLimit, Recycle: sandbox.DefaultRecycle,
 			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}}},
 		Cluster: ClusterConfig{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 		NearDup: NearDupConfig{Distance: 3, Budget: 64, SampleDocs: 10000},
@@ -309,6 +324,14 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		return err
 	})
 	set("PLAGD_EXTRACT_TIMEOUT", dur(&c.Extract.Timeout))
+	set("PLAGD_EXTRACT_ISOLATE", boolean(&c.Extract.Isolate))
+	set("PLAGD_EXTRACT_WORKERS", num(&c.Extract.Workers))
+	set("PLAGD_EXTRACT_MEMORY_LIMIT", func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		c.Extract.MemoryLimit = n
+		return err
+	})
+	set("PLAGD_EXTRACT_RECYCLE", num(&c.Extract.Recycle))
 	set("PLAGD_EXTRACT_OCR_ENABLED", boolean(&c.Extract.OCR.Enabled))
 	set("PLAGD_EXTRACT_OCR_TESSERACT", str(&c.Extract.OCR.Tesseract))
 	set("PLAGD_EXTRACT_OCR_LANGUAGES", func(v string) error { c.Extract.OCR.Languages = strings.Split(v, ","); return nil })
@@ -366,6 +389,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("engine.batch_size must be at least 1, got %d", e.BatchSize)
 	case c.Extract.MaxBytes < 1:
 		return fmt.Errorf("extract.max_bytes must be positive")
+	case c.Extract.Workers < 0 || c.Extract.Workers > 1024:
+		return fmt.Errorf("extract.workers must be 0 (number of CPUs) to 1024, got %d", c.Extract.Workers)
+	case c.Extract.MemoryLimit < 64<<20:
+		return fmt.Errorf("extract.memory_limit must be at least 67108864 (64 MiB), got %d", c.Extract.MemoryLimit)
+	case c.Extract.Recycle < 1:
+		return fmt.Errorf("extract.recycle must be at least 1 document, got %d", c.Extract.Recycle)
 	case c.HTTP.SessionTTL < time.Minute:
 		return fmt.Errorf("http.session_ttl must be at least 1m, got %s", c.HTTP.SessionTTL)
 	case c.HTTP.CookieSecure != "auto" && c.HTTP.CookieSecure != "always" && c.HTTP.CookieSecure != "never":

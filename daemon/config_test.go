@@ -30,6 +30,10 @@ func TestConfig_EnvOverridesAndErrors(t *testing.T) {
 		"PLAGD_ENGINE_MIN_SHARED":     "3",
 		"PLAGD_SCHEDULE_DEBOUNCE":     "2s",
 		"PLAGD_EXTRACT_OCR_LANGUAGES": "deu,eng",
+		"PLAGD_EXTRACT_ISOLATE":       "false",
+		"PLAGD_EXTRACT_WORKERS":       "3",
+		"PLAGD_EXTRACT_MEMORY_LIMIT":  "536870912",
+		"PLAGD_EXTRACT_RECYCLE":       "50",
 	}
 	cfg := DefaultConfig()
 	if err := cfg.ApplyEnv(func(k string) string { return env[k] }); err != nil {
@@ -38,6 +42,9 @@ func TestConfig_EnvOverridesAndErrors(t *testing.T) {
 	if cfg.DatabaseURL != "postgres://a" || cfg.Engine.MinShared != 3 || cfg.Schedule.Debounce != 2*time.Second ||
 		!reflect.DeepEqual(cfg.Extract.OCR.Languages, []string{"deu", "eng"}) {
 		t.Fatalf("env not applied: %+v", cfg)
+	}
+	if sc := cfg.SandboxConfig(); sc.Isolate || sc.Workers != 3 || sc.MemoryLimit != 512<<20 || sc.Recycle != 50 {
+		t.Fatalf("extract sandbox env not applied: %+v", sc)
 	}
 	env["PLAGD_ENGINE_TOP_K"] = "many"
 	if err := cfg.ApplyEnv(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "PLAGD_ENGINE_TOP_K") {

@@ -41,6 +41,7 @@ func NewDaemon(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Daemon {
 	m := NewMetrics()
 	e := NewEngine(cfg, pool, log)
 	e.Metrics = m
+	m.WatchExtract(e.Extractor())
 	e.SaveInBackground = true
 	return &Daemon{cfg: cfg, pool: pool, log: log, engine: e, metrics: m, trigger: make(chan string, 1)}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -53,6 +54,11 @@ type Engine struct {
 	routed     *routedIndex
 	routedOnce sync.Once
 
+	// extract reads the documents' text in killable child processes
+	// (extract.isolate); made with the engine, closed by Close, and shared
+	// with the web interface of the same process (Extractor).
+	extract *sandbox.Pool
+
 	saveMu sync.Mutex     // one save at a time
 	saving sync.WaitGroup // background saves in flight
 }
@@ -65,7 +71,8 @@ func NewEngine(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Engine {
 	if len(cfg.Cluster.Nodes) > 0 {
 		k = len(cfg.Cluster.Nodes)
 	}
-	e := &Engine{cfg: cfg, pool: pool, log: log, store: &indexStore{dir: cfg.DataDir}}
+	e := &Engine{cfg: cfg, pool: pool, log: log, store: &indexStore{dir: cfg.DataDir},
+		extract: sandbox.New(cfg.SandboxConfig(), log)}
 	nodes := cluster.NewLocalNodes(cfg.Params(), k)
 	if len(cfg.Cluster.Nodes) > 0 && cfg.Engine.DFCap <= 0 {
 		// The master's copy of the index is on disk (cluster.DiskMirror).
@@ -87,12 +94,20 @@ func (e *Engine) masterLog() zerolog.Logger { return e.log.With().Str("component
 // cur is the current master.
 func (e *Engine) cur() *cluster.Master { return e.master.Load() }
 
-// Close closes the connections to remote nodes.
+// Close closes the connections to remote nodes and stops the extraction
+// processes.
 func (e *Engine) Close() {
 	if e.remote != nil {
 		e.remote.close()
 	}
+	e.extract.Close()
 }
+
+// Extractor is the pool that reads documents' text for this engine's runs:
+// one per process, so the web interface that shares the engine extracts
+// uploads and checks with it, under the same cap on concurrent
+// extractions (extract.workers).
+func (e *Engine) Extractor() *sandbox.Pool { return e.extract }
 
 // RunReport summarises one committed run.
 type RunReport struct {
@@ -312,7 +327,7 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 	}
 	rep.Phases["plan"] = time.Since(t)
 	t = time.Now()
-	src := &pgSource{pool: e.pool, run: runID, opt: e.cfg.ExtractOptions()}
+	src := &pgSource{pool: e.pool, run: runID, opt: e.cfg.ExtractOptions(), extract: e.extract}
 	out, err := e.cur().Run(ctx, plan, src)
 	rep.Phases["compute"] = time.Since(t)
 	return out, cs, err

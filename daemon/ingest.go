@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/extract/sandbox"
 )
 
 // IngestOptions says what `plagd ingest` loads into the documents table.
@@ -43,6 +44,9 @@ type IngestOptions struct {
 	// the same: the run marks them failed, and a fixed file re-ingested
 	// clears the failure). Costs one extraction per file.
 	Check *extract.Options
+	// Extract reads the files for Check (the process's extraction pool);
+	// nil: Ingest makes one for the call and closes it.
+	Extract *sandbox.Pool
 	// NearDups, when set with Check, compares each stored file's text with
 	// the archive and the files stored before it at once (before any run)
 	// and lists near-duplicates in the summary.
@@ -128,6 +132,10 @@ returning id, (xmax = 0) as inserted`
 // database fails or ctx ends, together with what was done until then.
 func Ingest(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, log zerolog.Logger) (IngestSummary, error) {
 	var sum IngestSummary
+	if opt.Check != nil && opt.Extract == nil {
+		opt.Extract = sandbox.New(sandbox.Config{Isolate: true, Timeout: opt.Check.Timeout}, log)
+		defer opt.Extract.Close()
+	}
 	files := collectFiles(opt, &sum, log)
 	var total int64
 	for _, f := range files {
@@ -195,7 +203,10 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 	if len(queued) == 0 {
 		return nil
 	}
-	formats, texts, unreadable := checkFiles(queued, contents, opt.Check)
+	formats, texts, unreadable, err := checkFiles(ctx, queued, contents, opt.Check, opt.Extract)
+	if err != nil {
+		return err
+	}
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("ingest: begin transaction: %w", err)
@@ -275,10 +286,12 @@ func checkNearDups(ctx context.Context, nd *NearDups, files []ingestFile, ids []
 	return nil
 }
 
-// checkFiles detects each file's format and, with opt, extracts it on all
-// cores, returning the counts by format, the texts (nil without opt, or for
-// a file whose text cannot be had) and the files whose text cannot be had.
-func checkFiles(files []ingestFile, contents [][]byte, opt *extract.Options) (map[string]int, []*string, []IngestFailure) {
+// checkFiles detects each file's format and, with opt, extracts it with the
+// pool (extract.workers at a time), returning the counts by format, the
+// texts (nil without opt, or for a file whose text cannot be had) and the
+// files whose text cannot be had. An error is not a file's (ctx ended, the
+// pool could not start a process).
+func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt *extract.Options, pool *sandbox.Pool) (map[string]int, []*string, []IngestFailure, error) {
 	formats := map[string]int{}
 	reasons := make([]string, len(files))
 	var texts []*string
@@ -292,15 +305,22 @@ func checkFiles(files []ingestFile, contents [][]byte, opt *extract.Options) (ma
 		for i, f := range files {
 			g.Go(func() error {
 				name := filepath.Base(f.path)
-				if text, err := extract.Text(contents[i], name, extract.ContentType(name), *opt); err != nil {
-					reasons[i] = err.Error()
-				} else {
+				text, err := pool.Text(ctx, contents[i], name, extract.ContentType(name), *opt)
+				var xe *extract.Error
+				switch {
+				case err == nil:
 					texts[i] = &text
+				case errors.As(err, &xe):
+					reasons[i] = err.Error()
+				default:
+					return err
 				}
 				return nil
 			})
 		}
-		g.Wait()
+		if err := g.Wait(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	var bad []IngestFailure
 	for i, r := range reasons {
@@ -308,7 +328,7 @@ func checkFiles(files []ingestFile, contents [][]byte, opt *extract.Options) (ma
 			bad = append(bad, IngestFailure{Path: files[i].path, Reason: r})
 		}
 	}
-	return formats, texts, bad
+	return formats, texts, bad, nil
 }
 
 // readLimited reads a file unless it is over max bytes, checking the size

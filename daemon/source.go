@@ -10,6 +10,7 @@ import (
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/extract/sandbox"
 )
 
 // pgSource is the run's cluster.TextSource over PostgreSQL. Fresh texts are
@@ -17,9 +18,10 @@ import (
 // in plagd_text_stage, so that the commit stores exactly the text that was
 // chunked without the run holding every text in memory.
 type pgSource struct {
-	pool *pgxpool.Pool
-	run  int64
-	opt  extract.Options
+	pool    *pgxpool.Pool
+	run     int64
+	opt     extract.Options
+	extract *sandbox.Pool
 }
 
 // Fresh implements cluster.TextSource.
@@ -42,7 +44,12 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 			rows.Close()
 			return nil, err
 		}
-		byID[id] = s.textOf(id, deleted, content, deref(filename), deref(ctype), tx)
+		t, err := s.textOf(ctx, id, deleted, content, deref(filename), deref(ctype), tx)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[id] = t
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -69,34 +76,38 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 	return out, nil
 }
 
-// textOf turns one documents row into the text to chunk, or a failure reason.
-func (s *pgSource) textOf(id int64, deleted bool, content []byte, filename, ctype string, text *string) cluster.SourceText {
+// textOf turns one documents row into the text to chunk, or a failure
+// reason. The file is read by the extraction pool, where a hostile file
+// costs its own child process, not the run. An error is not the document's
+// fault (the run was cancelled, the pool closed or unable to start a
+// process): the run fails and the document stays pending.
+func (s *pgSource) textOf(ctx context.Context, id int64, deleted bool, content []byte, filename, ctype string, text *string) (cluster.SourceText, error) {
 	switch {
 	case deleted:
-		return cluster.SourceText{ID: id, Gone: true}
+		return cluster.SourceText{ID: id, Gone: true}, nil
 	case content != nil:
-		t, err := extract.Text(content, filename, ctype, s.opt)
+		t, err := s.extract.Text(ctx, content, filename, ctype, s.opt)
 		return sourceText(id, t, err)
 	case text != nil:
 		// Plain text from the integrator goes through the same clean-up as files.
-		t, err := extract.Text([]byte(*text), "", "text/plain; charset=utf-8", s.opt)
+		t, err := s.extract.Text(ctx, []byte(*text), "", "text/plain; charset=utf-8", s.opt)
 		return sourceText(id, t, err)
 	default:
-		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text", FailedKind: "no_content"}
+		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text", FailedKind: "no_content"}, nil
 	}
 }
 
-// sourceText turns an extraction result into a SourceText.
-func sourceText(id int64, text string, err error) cluster.SourceText {
+// sourceText turns an extraction result into a SourceText; an error that
+// is not an *extract.Error is returned as the run's.
+func sourceText(id int64, text string, err error) (cluster.SourceText, error) {
 	if err == nil {
-		return cluster.SourceText{ID: id, Text: text}
+		return cluster.SourceText{ID: id, Text: text}, nil
 	}
-	kind := "error"
 	var xe *extract.Error
-	if errors.As(err, &xe) {
-		kind = xe.Kind.String()
+	if !errors.As(err, &xe) {
+		return cluster.SourceText{}, fmt.Errorf("extract document %d: %w", id, err)
 	}
-	return cluster.SourceText{ID: id, Failed: err.Error(), FailedKind: kind}
+	return cluster.SourceText{ID: id, Failed: err.Error(), FailedKind: xe.Kind.String()}, nil
 }
 
 // Stored implements cluster.TextSource.

@@ -99,7 +99,7 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	text, warning := s.extractText(in.Content, in.Filename, in.ContentType, in.Text)
+	text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
 	id, err := daemon.CreateDocument(r.Context(), s.pool, in)
 	if err != nil {
 		s.apiDocFail(w, r, err)
@@ -238,7 +238,7 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 	newContent := p.Content != nil || p.Text != nil
 	var text, warning string
 	if newContent {
-		text, warning = s.extractText(p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ptrValue(p.Text))
+		text, warning = s.extractText(r.Context(), p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ptrValue(p.Text))
 	}
 	if deleted != nil && !*deleted {
 		p.Undelete = true

@@ -164,7 +164,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		if len(ids) < maxUploadedShown {
 			ids = append(ids, strconv.FormatInt(id, 10))
 		}
-		text, warning := s.extractText(in.Content, in.Filename, in.ContentType, in.Text)
+		text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
 		if warning != "" {
 			warned++
 			notes = append(notes, fh.Filename+": stored, but "+warning)
@@ -243,7 +243,7 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 	done := "Saved."
 	if p.Content != nil {
 		// the replacement is compared at once; the report page lists what it found
-		if text, warning := s.extractText(p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ""); warning == "" {
+		if text, warning := s.extractText(r.Context(), p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ""); warning == "" {
 			res := s.recordNearDups(r.Context(), id, text)
 			switch {
 			case res.Err != "":

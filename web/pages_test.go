@@ -45,6 +45,7 @@ func newSite(t testing.TB) *site {
 	if st.srv, err = New(Options{Config: cfg, Pool: pool, Runner: st.runner, Log: zerolog.Nop()}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(st.srv.Close)
 	st.http = httptest.NewServer(st.srv.Handler())
 	t.Cleanup(st.http.Close)
 	return st

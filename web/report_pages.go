@@ -323,9 +323,9 @@ func (s *Server) checkInput(r *http.Request, allowJSON bool) (text, filename str
 			if err != nil {
 				return "", name, err
 			}
-			text, err := extract.Text(content, name, ctype, opt)
+			text, err := s.extract.Text(r.Context(), content, name, ctype, opt)
 			if err != nil {
-				return "", name, problemf(errUnprocessable, "%s: no text could be read from it: %v", name, err)
+				return "", name, extractProblem(err, name+": no text could be read from it")
 			}
 			return text, name, nil
 		}
@@ -349,11 +349,23 @@ func (s *Server) checkInput(r *http.Request, allowJSON bool) (text, filename str
 	if strings.TrimSpace(pasted) == "" {
 		return "", "", problemf(errBadRequest, "nothing to check: choose a file (field \"file\") or paste a text (field \"text\")")
 	}
-	text, err = extract.Text([]byte(pasted), "", "text/plain; charset=utf-8", opt)
+	text, err = s.extract.Text(r.Context(), []byte(pasted), "", "text/plain; charset=utf-8", opt)
 	if err != nil {
-		return "", filename, problemf(errUnprocessable, "no text could be read from what was pasted: %v", err)
+		return "", filename, extractProblem(err, "no text could be read from what was pasted")
 	}
 	return text, filename, nil
+}
+
+// extractProblem is the answer to a check whose text could not be had: the
+// file's failure (422 with the reason), or, when the fault is not the
+// file's (the extraction pool is stopping or cannot start a process), a
+// server error.
+func extractProblem(err error, what string) error {
+	var xe *extract.Error
+	if errors.As(err, &xe) {
+		return problemf(errUnprocessable, "%s: %v", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // checkEntryOf finds the caller's check {key}; anyone else's is not found.

@@ -74,6 +74,7 @@ func newRTArchive(t *testing.T, run bool) *rtArchive {
 	if a.srv, err = New(Options{Config: cfg, Pool: pool, Log: zerolog.Nop()}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(a.srv.Close)
 	hs := httptest.NewServer(a.srv.Handler())
 	t.Cleanup(hs.Close)
 	a.base = hs.URL

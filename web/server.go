@@ -11,6 +11,7 @@ import (
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/extract/sandbox"
 )
 
 // Runner is the part of the daemon the pages show and drive: whether a run
@@ -47,6 +48,11 @@ type Server struct {
 	cfg    daemon.Config
 	pool   *pgxpool.Pool
 	engine *daemon.Engine
+	// ownEngine: New made the engine (Options.Engine was nil); Close closes it.
+	ownEngine bool
+	// extract reads uploaded and checked files: the engine's pool, so that
+	// `plagd serve` has one for its runs and its pages (extract.workers).
+	extract *sandbox.Pool
 	// neardups finds documents within neardup.distance bits of a text's
 	// simhash, before any run (upload-time hashes) and after.
 	neardups *daemon.NearDups
@@ -81,12 +87,23 @@ func New(opt Options) (*Server, error) {
 	}
 	if s.engine == nil {
 		s.engine = daemon.NewEngine(opt.Config, opt.Pool, opt.Log)
+		s.ownEngine = true
 	}
+	s.extract = s.engine.Extractor()
 	if s.neardups == nil {
 		s.neardups = daemon.NewNearDups(opt.Pool, opt.Config)
 	}
 	s.register()
 	return s, nil
+}
+
+// Close stops what New started itself: the engine it made when
+// Options.Engine was nil, with its extraction processes. A shared engine is
+// its owner's to close.
+func (s *Server) Close() {
+	if s.ownEngine {
+		s.engine.Close()
+	}
 }
 
 // Handler serves every route, with the security headers every response

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/daemon"
-	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -106,7 +106,7 @@ the texts; the text output counts characters.`,
 			if err != nil {
 				return err
 			}
-			text, err := readCheckFile(args[0], cfg)
+			text, err := readCheckFile(cmd.Context(), args[0], cfg)
 			if err != nil {
 				return err
 			}
@@ -135,8 +135,10 @@ the texts; the text output counts characters.`,
 	return cmd
 }
 
-// readCheckFile extracts the text of path ("-": standard input, plain text).
-func readCheckFile(path string, cfg daemon.Config) (string, error) {
+// readCheckFile extracts the text of path ("-": standard input, plain text)
+// in an extraction process (extract.isolate), so that a hostile file fails
+// with a reason instead of killing the command.
+func readCheckFile(ctx context.Context, path string, cfg daemon.Config) (string, error) {
 	var content []byte
 	var err error
 	name := path
@@ -153,7 +155,9 @@ func readCheckFile(path string, cfg daemon.Config) (string, error) {
 	if path == "-" {
 		ctype = "text/plain; charset=utf-8"
 	}
-	text, err := extract.Text(content, filepath.Base(name), ctype, cfg.ExtractOptions())
+	xp := sandbox.New(cfg.SandboxConfig(), logger(cfg))
+	defer xp.Close()
+	text, err := xp.Text(ctx, content, filepath.Base(name), ctype, cfg.ExtractOptions())
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/extract/sandbox"
 )
 
 func init() { register(newIngestCmd) }
@@ -68,6 +69,8 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 			if !noCheck {
 				check := cfg.ExtractOptions()
 				opt.Check = &check
+				opt.Extract = sandbox.New(cfg.SandboxConfig(), logger(cfg))
+				defer opt.Extract.Close()
 				opt.NearDups = daemon.NewNearDups(pool, cfg)
 			}
 			sum, err := daemon.Ingest(ctx, pool, opt, logger(cfg))

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/extract/sandbox"
 )
 
 // Exit codes, documented in README.md.
@@ -30,6 +32,8 @@ type globals struct {
 }
 
 func main() {
+	// A plagd started by an extraction pool serves documents and exits here.
+	sandbox.Main()
 	g := &globals{}
 	root := &cobra.Command{
 		Use:           "plagd",

@@ -12,10 +12,14 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	sandbox.Main() // the extraction processes the tests start are this binary
+	pgtest.Main(m)
+}
 
 var (
 	binOnce sync.Once

@@ -10,6 +10,7 @@ import (
 
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/extract/sandbox"
 )
 
 func init() { register(newRelatedCmd) }
@@ -53,13 +54,15 @@ one batch: seed 003's R-S join, by related.method (zolip or exact).`,
 			}
 			defer pool.Close()
 			if files {
+				xp := sandbox.New(cfg.SandboxConfig(), logger(cfg))
+				defer xp.Close()
 				texts := make([]string, len(args))
 				for i, f := range args {
 					b, err := os.ReadFile(f)
 					if err != nil {
 						return err
 					}
-					if texts[i], err = extract.Text(b, filepath.Base(f), extract.ContentType(f), cfg.ExtractOptions()); err != nil {
+					if texts[i], err = xp.Text(ctx, b, filepath.Base(f), extract.ContentType(f), cfg.ExtractOptions()); err != nil {
 						return fmt.Errorf("%s: %w", f, err)
 					}
 				}

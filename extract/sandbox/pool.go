@@ -82,6 +82,9 @@ type Pool struct {
 	live   map[*child]struct{}
 	closed bool
 	quit   chan struct{} // closed by Close: stops the idle janitor
+	// janitorOnce starts the janitor with the first child, so that a pool
+	// that never needs one costs nothing.
+	janitorOnce sync.Once
 
 	started atomic.Int64
 	statsMu sync.Mutex
@@ -111,7 +114,6 @@ func New(cfg Config, log zerolog.Logger) *Pool {
 			p.log.Warn().Err(err).Msg("extract.isolate: cannot find this program's executable; extracting in-process")
 		default:
 			p.exe, p.isolate = exe, true
-			go p.janitor()
 		}
 	}
 	return p
@@ -307,6 +309,7 @@ func (p *Pool) take() (*child, error) {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	p.started.Add(1)
+	p.janitorOnce.Do(func() { go p.janitor() })
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
