@@ -60,7 +60,9 @@ func TestFixturesSameInChildren(t *testing.T) {
 		defer p.Close()
 		for range max(rounds, 1) {
 			for _, f := range files {
-				read(p, f)
+				if filepath.Base(filepath.Dir(f)) != "broken" { // the zip bomb alone takes seconds
+					read(p, f)
+				}
 			}
 		}
 		return
