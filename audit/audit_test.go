@@ -106,3 +106,37 @@ func TestCLIActor(t *testing.T) {
 		t.Fatalf("CLIActor() = %+v", a)
 	}
 }
+
+// TestRunReturnsOnlyItsOwnRows: concurrent changes each get back their rows.
+func TestRunReturnsOnlyItsOwnRows(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t, pgtest.NewDB(t))
+	const n = 8
+	pgtest.Exec(t, pool, `insert into documents (text) select 'x' from generate_series(1, $1::int)`, n*5)
+	errs := make(chan error, n)
+	for w := range n {
+		go func() {
+			a := audit.Actor{UserID: int64(w + 1), Name: "w"}
+			for i := range 5 {
+				id := int64(w*5 + i + 1)
+				got, err := audit.Run(ctx, pool, a, func(tx pgx.Tx) error {
+					_, err := tx.Exec(ctx, `update documents set restricted = true where id = $1`, id)
+					return err
+				})
+				if err == nil && (len(got) != 1 || got[0].TargetID != id || *got[0].ActorID != int64(w+1)) {
+					err = errors.New("Run returned rows of another transaction")
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -34,12 +34,15 @@ create table audit_log (
     target_label text not null default '',             -- snapshot: external id and title, user name, token owner and label
     details      jsonb not null default '{}',          -- old and new values
     client_ip    text,
-    xact_id      bigint not null default txid_current() -- groups the rows of one change; lets plagd read back what it wrote
+    xact_id      bigint not null default txid_current() -- the writing transaction: groups the rows of one change
 );
-create index audit_log_newest on audit_log (id desc);
+-- Newest first is the primary key read backwards; the two filters of the
+-- admin page and the API have their own. xact_id has none on purpose: audit.Run
+-- reads its own rows as those above the highest id committed before it
+-- started, a short range of the primary key, and every index is a cost on
+-- bulk changes (an integrator soft-deleting thousands of documents).
 create index audit_log_target on audit_log (target_kind, target_id, id desc);
 create index audit_log_action on audit_log (action, id desc);
-create index audit_log_xact on audit_log (xact_id);
 
 create function plagd_audit_append_only() returns trigger language plpgsql as $$
 begin
