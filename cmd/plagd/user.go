@@ -34,8 +34,11 @@ role may do what the ones before it may:
 
   teacher  reads reports and checks files
   staff    also uploads, edits and deletes documents
-  admin    also triggers runs, sees the text of restricted documents and
-           manages users
+  admin    also triggers runs, sees the text of restricted documents, lifts
+           restrictions, manages users and reads the audit log
+
+Every change these commands make is recorded in the audit log (table
+audit_log, the web's Audit page) as made by "cli:<os user>".
 
 Passwords are stored as argon2id hashes, API tokens and sessions as SHA-256
 hashes: neither is ever shown again after it is created.`,
