@@ -153,9 +153,21 @@ func TestAuthenticateRehashes(t *testing.T) {
 	salt := []byte("an old salt, 16b")
 	old := argonParams{memory: 4096, time: 1, threads: 1}.encode(salt, argonKey(pw, salt, 4096, 1, 1))
 	pgtest.Exec(t, pool, `update users set password_hash = $1 where name = 'olga'`, old)
+	passwordChanges := func() int {
+		t.Helper()
+		var n int
+		if err := pool.QueryRow(ctx, `select count(*) from audit_log where action like 'user.password%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := passwordChanges()
 
 	if _, err := s.Authenticate(ctx, "olga", pw); err != nil {
 		t.Fatalf("login with an old hash: %v", err)
+	}
+	if n := passwordChanges(); n != before {
+		t.Fatalf("re-hashing at login wrote %d password entries to the audit log: the password did not change", n-before)
 	}
 	var now string
 	pool.QueryRow(ctx, `select password_hash from users where name = 'olga'`).Scan(&now)

@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/audit"
 )
 
 // User is a person who may log in.
@@ -30,6 +32,33 @@ type Store struct {
 	// now is the clock for every timestamp the store writes or compares, so
 	// that tests can move time instead of sleeping.
 	now func() time.Time
+	// actor is who the store's changes are recorded as in the audit log
+	// (nil: the database role, "db:<role>"); see As.
+	actor *audit.Actor
+	// recorded receives the audit rows each change wrote, after it commits.
+	recorded func([]audit.Entry)
+}
+
+// As returns a copy of the store whose changes the audit log records as
+// made by a (the triggers of migration 0006 write the rows; see package
+// audit). recorded, if not nil, receives the rows each change wrote once it
+// has committed, for the caller's log.
+func (s *Store) As(a audit.Actor, recorded func([]audit.Entry)) *Store {
+	c := *s
+	c.actor, c.recorded = &a, recorded
+	return &c
+}
+
+// write runs fn in a transaction bound to the store's audit actor.
+func (s *Store) write(ctx context.Context, fn func(pgx.Tx) error) error {
+	if s.actor == nil {
+		return pgx.BeginFunc(ctx, s.pool, fn)
+	}
+	entries, err := audit.Run(ctx, s.pool, *s.actor, fn)
+	if err == nil && s.recorded != nil && len(entries) > 0 {
+		s.recorded(entries)
+	}
+	return err
 }
 
 // NewStore returns a Store on pool, whose schema must be migrated.
@@ -81,10 +110,15 @@ func (s *Store) AddUser(ctx context.Context, name string, role Role, password st
 		return User{}, err
 	}
 	now := s.now()
-	u, err := scanUser(s.pool.QueryRow(ctx, `
-		insert into users (name, role, password_hash, created_at, updated_at)
-		values ($1, $2, $3, $4, $4)
-		returning `+userColumns, name, string(role), hash, now))
+	var u User
+	err = s.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		u, err = scanUser(tx.QueryRow(ctx, `
+			insert into users (name, role, password_hash, created_at, updated_at)
+			values ($1, $2, $3, $4, $4)
+			returning `+userColumns, name, string(role), hash, now))
+		return err
+	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
 		return User{}, fmt.Errorf("%w: %s", ErrUserExists, name)
@@ -129,7 +163,7 @@ func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool) err
 // updateUser sets one column (set uses $2 for value) and, if endSessions,
 // deletes the user's sessions in the same transaction.
 func (s *Store) updateUser(ctx context.Context, name, set string, endSessions bool, value any) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
 		var id int64
 		err := tx.QueryRow(ctx, `update users set `+set+`, updated_at = $3 where name = $1 returning id`,
 			name, value, s.now()).Scan(&id)
@@ -211,5 +245,12 @@ func (s *Store) rehash(ctx context.Context, id int64, old, password string) {
 	if err != nil {
 		return
 	}
-	s.pool.Exec(ctx, `update users set password_hash = $3 where id = $1 and password_hash = $2`, id, old, hash)
+	// plagd.rehash tells the audit trigger that the password stays the same.
+	pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `select set_config('plagd.rehash', 'on', true)`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `update users set password_hash = $3 where id = $1 and password_hash = $2`, id, old, hash)
+		return err
+	})
 }

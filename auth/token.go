@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Token describes an API token; the token itself is shown once, by
@@ -47,11 +48,13 @@ func (s *Store) CreateToken(ctx context.Context, userName, label string, ttl tim
 		exp := tok.CreatedAt.Add(ttl)
 		tok.ExpiresAt = &exp
 	}
-	err := s.pool.QueryRow(ctx, `
-		insert into api_tokens (user_id, name, prefix, token_hash, created_at, expires_at)
-		select id, $2, $3, $4, $5, $6 from users where name = $1
-		returning id, created_at`,
-		tok.UserName, tok.Name, tok.Prefix, hashSecret(plaintext), tok.CreatedAt, tok.ExpiresAt).Scan(&tok.ID, &tok.CreatedAt)
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `
+			insert into api_tokens (user_id, name, prefix, token_hash, created_at, expires_at)
+			select id, $2, $3, $4, $5, $6 from users where name = $1
+			returning id, created_at`,
+			tok.UserName, tok.Name, tok.Prefix, hashSecret(plaintext), tok.CreatedAt, tok.ExpiresAt).Scan(&tok.ID, &tok.CreatedAt)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", Token{}, noUser(tok.UserName)
 	}
@@ -131,7 +134,12 @@ func (s *Store) Tokens(ctx context.Context, userName string) ([]Token, error) {
 // RevokeToken makes an API token unusable for good. The token stays listed, as
 // revoked. Revoking it again is not an error; an unknown id matches ErrBadToken.
 func (s *Store) RevokeToken(ctx context.Context, id int64) error {
-	tag, err := s.pool.Exec(ctx, `update api_tokens set revoked_at = coalesce(revoked_at, $2) where id = $1`, id, s.now())
+	var tag pgconn.CommandTag
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		tag, err = tx.Exec(ctx, `update api_tokens set revoked_at = coalesce(revoked_at, $2) where id = $1`, id, s.now())
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("revoke API token %d: %w", id, err)
 	}

@@ -15,7 +15,9 @@ import (
 // The documents table is the integrator's (docs/integration.md); these
 // functions are how plagd's own web interface and JSON API write and read
 // it, through the same contract: a write is picked up by the change-log
-// trigger and processed by the next run.
+// trigger and processed by the next run. They take a pool or a transaction:
+// the web server writes inside a transaction bound to the acting user, so
+// that the audit log (package audit) records who made the change.
 
 // Errors of the document functions, for callers to map to a status.
 var (
@@ -37,7 +39,7 @@ type DocumentInput struct {
 }
 
 // CreateDocument stores a new document; the next run indexes it.
-func CreateDocument(ctx context.Context, pool *pgxpool.Pool, in DocumentInput) (int64, error) {
+func CreateDocument(ctx context.Context, pool querier, in DocumentInput) (int64, error) {
 	var id int64
 	var content any
 	if in.Content != nil {
@@ -82,7 +84,7 @@ type DocumentPatch struct {
 }
 
 // UpdateDocument applies p to document id in one statement.
-func UpdateDocument(ctx context.Context, pool *pgxpool.Pool, id int64, p DocumentPatch) error {
+func UpdateDocument(ctx context.Context, pool querier, id int64, p DocumentPatch) error {
 	var sets []string
 	var args []any
 	set := func(col string, v any) {
@@ -146,7 +148,7 @@ func UpdateDocument(ctx context.Context, pool *pgxpool.Pool, id int64, p Documen
 // DeleteDocument soft-deletes document id: it leaves the index and every
 // similarity list at the next run, and can be brought back (Undelete) until
 // an integrator deletes the row.
-func DeleteDocument(ctx context.Context, pool *pgxpool.Pool, id int64) error {
+func DeleteDocument(ctx context.Context, pool querier, id int64) error {
 	tag, err := pool.Exec(ctx, `update documents set deleted_at = coalesce(deleted_at, now()), updated_at = now() where id = $1`, id)
 	if err != nil {
 		return fmt.Errorf("delete document %d: %w", id, err)
@@ -202,7 +204,7 @@ func scanDocument(row pgx.Row) (Document, error) {
 }
 
 // GetDocument reads document id (ErrNoDocument when there is none).
-func GetDocument(ctx context.Context, pool *pgxpool.Pool, id int64) (Document, error) {
+func GetDocument(ctx context.Context, pool querier, id int64) (Document, error) {
 	d, err := scanDocument(pool.QueryRow(ctx, `select `+documentColumns+`
 		from documents d left join document_status s on s.doc_id = d.id where d.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -51,7 +51,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 		s.showAccount(w, r, http.StatusBadRequest, "", capitalize(err.Error())+".")
 		return
 	}
-	if err := s.users.SetPassword(r.Context(), me.Name, pw); err != nil {
+	if err := s.usersAs(r).SetPassword(r.Context(), me.Name, pw); err != nil {
 		s.pageError(w, r, err)
 		return
 	}
@@ -75,7 +75,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 		}
 		ttl = time.Duration(n) * 24 * time.Hour
 	}
-	plain, _, err := s.users.CreateToken(r.Context(), me.Name, label, ttl)
+	plain, _, err := s.usersAs(r).CreateToken(r.Context(), me.Name, label, ttl)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -110,7 +110,7 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, fmt.Errorf("%w: no such token of yours", errNotFound))
 		return
 	}
-	if err := s.users.RevokeToken(r.Context(), id); err != nil {
+	if err := s.usersAs(r).RevokeToken(r.Context(), id); err != nil {
 		s.pageError(w, r, err)
 		return
 	}
@@ -160,7 +160,7 @@ func (s *Server) addUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pw := auth.GeneratePassword()
-	if _, err := s.users.AddUser(r.Context(), name, role, pw); err != nil {
+	if _, err := s.usersAs(r).AddUser(r.Context(), name, role, pw); err != nil {
 		status := http.StatusBadRequest
 		if errors.Is(err, auth.ErrUserExists) {
 			status = http.StatusConflict
@@ -195,7 +195,7 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request) {
 			s.showUsers(w, r, http.StatusBadRequest, usersData{Error: "Choose a valid role; you cannot take the admin role from yourself."})
 			return
 		}
-		err = s.users.SetRole(r.Context(), name, role)
+		err = s.usersAs(r).SetRole(r.Context(), name, role)
 		if err != nil {
 			s.pageError(w, r, err)
 			return
@@ -205,13 +205,13 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request) {
 			s.showUsers(w, r, http.StatusBadRequest, usersData{Error: "You cannot disable yourself."})
 			return
 		}
-		if err := s.users.SetDisabled(r.Context(), name, action == "disable"); err != nil {
+		if err := s.usersAs(r).SetDisabled(r.Context(), name, action == "disable"); err != nil {
 			s.pageError(w, r, err)
 			return
 		}
 	case "reset":
 		pw := auth.GeneratePassword()
-		if err := s.users.SetPassword(r.Context(), name, pw); err != nil {
+		if err := s.usersAs(r).SetPassword(r.Context(), name, pw); err != nil {
 			s.pageError(w, r, err)
 			return
 		}

@@ -100,7 +100,11 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
-	id, err := daemon.CreateDocument(r.Context(), s.pool, in)
+	var id int64
+	err = s.audited(r, func(tx pgx.Tx) (err error) {
+		id, err = daemon.CreateDocument(r.Context(), tx, in)
+		return err
+	})
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -243,15 +247,21 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 	if deleted != nil && !*deleted {
 		p.Undelete = true
 	}
-	if err := daemon.UpdateDocument(r.Context(), s.pool, id, p); err != nil {
+	err = s.audited(r, func(tx pgx.Tx) error {
+		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
+			return err
+		}
+		if err := daemon.UpdateDocument(r.Context(), tx, id, p); err != nil {
+			return err
+		}
+		if deleted != nil && *deleted {
+			return daemon.DeleteDocument(r.Context(), tx, id)
+		}
+		return nil
+	})
+	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
-	}
-	if deleted != nil && *deleted {
-		if err := daemon.DeleteDocument(r.Context(), s.pool, id); err != nil {
-			s.apiDocFail(w, r, err)
-			return
-		}
 	}
 	var near nearDupResult
 	if newContent && warning == "" && (deleted == nil || !*deleted) {
@@ -420,7 +430,7 @@ func (s *Server) apiDeleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, noDocument(r.PathValue("id")))
 		return
 	}
-	if err := daemon.DeleteDocument(r.Context(), s.pool, id); err != nil {
+	if err := s.audited(r, func(tx pgx.Tx) error { return daemon.DeleteDocument(r.Context(), tx, id) }); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/plagd/plagd/daemon"
 )
 
@@ -151,7 +153,11 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			in.ExternalID = ""
 			in.Title = strings.TrimSuffix(fh.Filename, filepath.Ext(fh.Filename))
 		}
-		id, err := daemon.CreateDocument(r.Context(), s.pool, in)
+		var id int64
+		err = s.audited(r, func(tx pgx.Tx) (err error) {
+			id, err = daemon.CreateDocument(r.Context(), tx, in)
+			return err
+		})
 		if err != nil {
 			if errors.Is(err, daemon.ErrExternalIDTaken) {
 				notes = append(notes, fh.Filename+": "+err.Error())
@@ -226,8 +232,13 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 		zero := 0
 		p.Year = &zero
 	}
-	restricted := checkbox(f.Get("restricted"))
-	p.Restricted = &restricted
+	// A checkbox that is not ticked sends nothing, so the form marks that
+	// it showed one (restricted_shown): without the marker the flag stays
+	// as it is, never cleared by a form (or a script) that did not offer it.
+	if _, shown := f["restricted_shown"]; shown {
+		restricted := checkbox(f.Get("restricted"))
+		p.Restricted = &restricted
+	}
 	if r.MultipartForm != nil && len(r.MultipartForm.File["file"]) > 0 && r.MultipartForm.File["file"][0].Size > 0 {
 		content, name, ctype, err := readUpload(r.MultipartForm.File["file"][0], s.cfg.Extract.MaxBytes)
 		if err != nil {
@@ -236,7 +247,13 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Content, p.Filename, p.ContentType = content, &name, &ctype
 	}
-	if err := daemon.UpdateDocument(r.Context(), s.pool, id, p); err != nil {
+	err := s.audited(r, func(tx pgx.Tx) error {
+		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
+			return err
+		}
+		return daemon.UpdateDocument(r.Context(), tx, id, p)
+	})
+	if err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}
@@ -253,8 +270,7 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("restricted", restricted).
-		Bool("new_file", p.Content != nil).Msg("document edited")
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_file", p.Content != nil).Msg("document edited")
 	http.Redirect(w, r, fmt.Sprintf("/documents/%d?done=%s", id, url.QueryEscape(done)), http.StatusSeeOther)
 }
 
@@ -266,7 +282,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, fmt.Errorf("%w: no such document", errNotFound))
 		return
 	}
-	if err := daemon.DeleteDocument(r.Context(), s.pool, id); err != nil {
+	if err := s.audited(r, func(tx pgx.Tx) error { return daemon.DeleteDocument(r.Context(), tx, id) }); err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}

@@ -324,7 +324,7 @@ func TestPages_DocumentsUploadEditDelete(t *testing.T) {
 	var before, after int
 	st.pool.QueryRow(context.Background(), `select count(*) from plagd_changes where doc_id = $1`, id).Scan(&before)
 	if p := sb.post(path+"/edit", url.Values{"title": {"Water in the town"}, "author": {"Nováková"}, "kind": {"thesis"},
-		"year": {"2024"}, "external_id": {"x1"}, "restricted": {"on"}}); p.status != http.StatusSeeOther {
+		"year": {"2024"}, "external_id": {"x1"}, "restricted_shown": {"1"}, "restricted": {"on"}}); p.status != http.StatusSeeOther {
 		t.Fatalf("edit: %d %s", p.status, p.body)
 	}
 	st.pool.QueryRow(context.Background(), `select count(*) from plagd_changes where doc_id = $1`, id).Scan(&after)

@@ -19,7 +19,8 @@ type Route struct {
 //
 //	teacher  reads reports and documents, checks files, manages own tokens
 //	staff    + uploads, edits and deletes documents
-//	admin    + triggers runs, sees restricted texts, manages users
+//	admin    + triggers runs, sees restricted texts, lifts restrictions,
+//	           manages users, reads the audit log
 func (s *Server) register() {
 	const (
 		public  = auth.Role("")
@@ -55,6 +56,7 @@ func (s *Server) register() {
 	s.page("GET /users", admin, s.usersPage)
 	s.page("POST /users", admin, s.addUser)
 	s.page("POST /users/{name}", admin, s.updateUser)
+	s.page("GET /audit", admin, s.auditPage)
 
 	// JSON API (openapi.json documents each of these)
 	s.api("GET /api/openapi.json", public, s.openAPI)
@@ -72,6 +74,7 @@ func (s *Server) register() {
 	s.api("POST /api/v1/check", teacher, s.apiCheck)
 	s.api("GET /api/v1/runs", teacher, s.apiListRuns)
 	s.api("POST /api/v1/runs", admin, s.apiTriggerRun)
+	s.api("GET /api/v1/audit", admin, s.apiAudit)
 
 	// the browser's default icon request, and a proper page for unknown paths
 	s.mux.Handle("GET /favicon.ico", http.RedirectHandler("/static/favicon.svg", http.StatusMovedPermanently))

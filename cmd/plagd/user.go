@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/plagd/plagd/audit"
 	"github.com/plagd/plagd/auth"
 )
 
@@ -33,8 +34,11 @@ role may do what the ones before it may:
 
   teacher  reads reports and checks files
   staff    also uploads, edits and deletes documents
-  admin    also triggers runs, sees the text of restricted documents and
-           manages users
+  admin    also triggers runs, sees the text of restricted documents, lifts
+           restrictions, manages users and reads the audit log
+
+Every change these commands make is recorded in the audit log (table
+audit_log, the web's Audit page) as made by "cli:<os user>".
 
 Passwords are stored as argon2id hashes, API tokens and sessions as SHA-256
 hashes: neither is ever shown again after it is created.`,
@@ -50,13 +54,14 @@ hashes: neither is ever shown again after it is created.`,
 }
 
 // withStore opens the database (checking its schema) for one user command.
+// The audit log records the command's changes as made by "cli:<os user>".
 func withStore(ctx context.Context, g *globals, f func(*auth.Store) error) error {
 	_, pool, err := g.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	return f(auth.NewStore(pool))
+	return f(auth.NewStore(pool).As(audit.CLIActor(), nil))
 }
 
 // nArgs is an Args check for subcommands of `plagd user`, which the root's

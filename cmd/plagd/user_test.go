@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/user"
 	"regexp"
 	"strconv"
 	"strings"
@@ -229,4 +230,59 @@ func TestParseExpires(t *testing.T) {
 			t.Errorf("parseExpires(%q): %v, want a usage error", in, err)
 		}
 	}
+}
+
+// TestCLI_UserChangesAreAudited: `plagd user` records its changes in the
+// audit log as "cli:<os user>", in the transaction of the change.
+func TestCLI_UserChangesAreAudited(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	for _, args := range [][]string{
+		{"add", "dora", "--role", "teacher"},
+		{"role", "dora", "staff"},
+		{"reset", "dora"},
+		{"disable", "dora"},
+		{"role", "nobody", "admin"}, // fails: nothing to record
+	} {
+		plagd(t, url, append([]string{"user"}, args...)...)
+	}
+	osUser, err := osUserName()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `select actor, actor_id is null, action, target_label, details::text from audit_log order by id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var actor, action, label, details string
+		var noID bool
+		if err := rows.Scan(&actor, &noID, &action, &label, &details); err != nil {
+			t.Fatal(err)
+		}
+		if actor != "cli:"+osUser || !noID || label != "dora" {
+			t.Errorf("%s recorded as actor %q (no user id: %v) on %q, want cli:%s on dora", action, actor, noID, label, osUser)
+		}
+		got = append(got, action+" "+details)
+	}
+	want := []string{
+		`user.created {"role": "teacher", "disabled": false}`,
+		`user.role_changed {"new": "staff", "old": "teacher"}`,
+		`user.password_reset {}`,
+		`user.disabled {}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("audit log after plagd user:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// osUserName is the operating-system user the CLI names.
+func osUserName() (string, error) {
+	u, err := user.Current()
+	if err != nil {
+		return "", err
+	}
+	return u.Username, nil
 }
