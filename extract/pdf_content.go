@@ -66,8 +66,11 @@ const maxCIDWidths = 1 << 16
 
 func loadFont(v pdf.Value, bud *budget) *pdfFont {
 	font := pdf.Font{V: v}
-	cost := checkFontEncoding(v, bud)
-	f := &pdfFont{enc: font.Encoder(), scale: 0.001, vscale: 1, dw: 500, cost: cost}
+	cost, usable := checkFontEncoding(v, bud)
+	f := &pdfFont{scale: 0.001, vscale: 1, dw: 500, cost: cost}
+	if usable {
+		f.enc = font.Encoder()
+	}
 	if f.enc == nil {
 		f.enc = nopEncoding{}
 	}
@@ -165,11 +168,38 @@ type errPageFull struct{}
 // pdfDoc is what the pages of one document share: its budget and the
 // fonts already loaded, by object.
 type pdfDoc struct {
-	bud   *budget
-	fonts map[objRef]*pdfFont
+	bud     *budget
+	fonts   map[objRef]*pdfFont
+	streams map[objRef]decodedStream // content streams and forms, decoded once
 }
 
-func newPDFDoc(bud *budget) *pdfDoc { return &pdfDoc{bud: bud, fonts: map[objRef]*pdfFont{}} }
+type decodedStream struct {
+	v       pdf.Value
+	size    int
+	failure any
+}
+
+func newPDFDoc(bud *budget) *pdfDoc {
+	return &pdfDoc{bud: bud, fonts: map[objRef]*pdfFont{}, streams: map[objRef]decodedStream{}}
+}
+
+// decode decodes a content stream or form once per document. Every use
+// still counts its bytes against the budget: drawing a form a thousand
+// times costs what reading it a thousand times would.
+func (d *pdfDoc) decode(v pdf.Value) (pdf.Value, any) {
+	ref, ok := refOf(v)
+	if !ok || v.Kind() != pdf.Stream {
+		return decodeContent(v, d.bud)
+	}
+	if s, hit := d.streams[ref]; hit {
+		d.bud.streamBytes(s.size)
+		return s.v, s.failure
+	}
+	before := d.bud.bytes
+	dv, failure := decodeContent(v, d.bud)
+	d.streams[ref] = decodedStream{v: dv, size: int(d.bud.bytes - before), failure: failure}
+	return dv, failure
+}
 
 // interp interprets the content streams of one page.
 type interp struct {
@@ -266,7 +296,7 @@ func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth i
 	var stack []textState
 	var tm, tlm pdfMatrix
 	inImage := false
-	decoded, failure := decodeContent(contents, in.bud)
+	decoded, failure := in.doc.decode(contents)
 	if failure != nil && in.out.failure == nil {
 		in.out.failure = failure
 	}

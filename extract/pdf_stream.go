@@ -42,6 +42,12 @@ func decodeContent(v pdf.Value, bud *budget) (pdf.Value, any) {
 		add(v)
 	}
 	checkNesting(buf.Bytes(), bud)
+	if hexOpenAtEnd(buf.Bytes(), bud) {
+		// The library's lexer reads an unterminated hex string at the
+		// end of a content stream for ever (end of input reads as
+		// white space, which hex strings skip): close it.
+		buf.WriteByte('>')
+	}
 	return plainStream(buf.Bytes()), failure
 }
 
@@ -64,6 +70,61 @@ func readStream(s pdf.Value, bud *budget, buf *bytes.Buffer) error {
 			return err
 		}
 	}
+}
+
+// hexOpenAtEnd reports whether b ends inside a hex string, read as the
+// library's lexer reads it: comments to the end of the line, literal
+// strings with nested parentheses and backslash escapes, "<<" a
+// dictionary, any other "<" a hex string up to the next ">".
+func hexOpenAtEnd(b []byte, bud *budget) bool {
+	const (
+		normal = iota
+		comment
+		literal
+		hex
+	)
+	state, depth := normal, 0
+	for i := 0; i < len(b); i++ {
+		if i&0xffff == 0 {
+			bud.spend(64)
+		}
+		c := b[i]
+		switch state {
+		case normal:
+			switch c {
+			case '%':
+				state = comment
+			case '(':
+				state, depth = literal, 1
+			case '<':
+				if i+1 < len(b) && b[i+1] == '<' {
+					i++
+				} else {
+					state = hex
+				}
+			}
+		case comment:
+			if c == '\r' || c == '\n' {
+				state = normal
+			}
+		case literal:
+			switch c {
+			case '\\':
+				i++
+			case '(':
+				depth++
+			case ')':
+				if depth--; depth == 0 {
+					state = normal
+				}
+			}
+		case hex:
+			if c == '>' {
+				state = normal
+			}
+		}
+	}
+	return state == hex
 }
 
 // checkNesting fails the document on decoded bytes nested deeper than the
@@ -145,15 +206,16 @@ const (
 // library would spend unbounded memory or time on: a character map that
 // declares billions of mappings (the library appends that many entries
 // before it finds there are none), or an enormous Differences array. It
-// returns the cost of decoding one character code, in budget units.
-func checkFontEncoding(v pdf.Value, bud *budget) int {
+// returns the cost of decoding one character code, in budget units, and
+// whether the library may read the encoding at all.
+func checkFontEncoding(v pdf.Value, bud *budget) (cost int, usable bool) {
 	if d := v.Key("Encoding").Key("Differences"); d.Len() > maxDifferences {
 		bud.fail(newError(ErrTooComplex, "the PDF is too complex to read: a font's encoding lists %d differences", d.Len()))
 	}
-	cost := 1 + v.Key("Encoding").Key("Differences").Len()/64
+	cost = 1 + v.Key("Encoding").Key("Differences").Len()/64
 	tu := v.Key("ToUnicode")
 	if tu.Kind() != pdf.Stream {
-		return cost
+		return cost, true
 	}
 	var buf bytes.Buffer
 	func() {
@@ -165,11 +227,15 @@ func checkFontEncoding(v pdf.Value, bud *budget) int {
 		_ = readStream(tu, bud, &buf)
 	}()
 	checkNesting(buf.Bytes(), bud)
+	if hexOpenAtEnd(buf.Bytes(), bud) {
+		// The library would read the map for ever (see decodeContent).
+		return cost, false
+	}
 	entries := cmapEntries(buf.Bytes(), bud)
 	if entries > maxCMapEntries {
 		bud.fail(newError(ErrTooComplex, "the PDF is too complex to read: a font's character map declares %d mappings", entries))
 	}
-	return cost + entries/256
+	return cost + entries/256, true
 }
 
 // cmapEntries adds up the counts before the begin...char, begin...range

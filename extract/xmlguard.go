@@ -19,10 +19,10 @@ type xmlGuard struct {
 	bud   *budget
 	max   int
 	state xmlState
-	run   int     // bytes of the current token
-	last  [8]byte // the last bytes of the current markup, for its end
-	quote byte    // the quote open in a tag
-	depth int     // '[' open in a directive (an internal DTD subset)
+	run   int      // bytes of the current token
+	last  [12]byte // the last bytes of the current markup, for its end
+	quote byte     // the quote open in a tag
+	depth int      // '[' open in a directive (an internal DTD subset)
 }
 
 type xmlState int
