@@ -208,7 +208,7 @@ func TestLimitsAreConfigurable(t *testing.T) {
 	}{
 		{Limits{MaxPages: 4}, "max_pages"},
 		{Limits{MaxGlyphs: 4000}, "max_glyphs"},
-		{Limits{MaxStreamBytes: 20000}, "max_stream_bytes"},
+		{Limits{MaxStreamBytes: 4000}, "max_stream_bytes"},
 		{Limits{MaxTextBytes: 3000}, "max_text_bytes"},
 	} {
 		_, err := Text(pages, "", "", Options{Limits: c.lim})
