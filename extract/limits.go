@@ -46,10 +46,9 @@ type Limits struct {
 	MaxTextBytes int
 }
 
-// Defaults of Limits. They are far above real documents (a 1,000-page book
-// has about 3 million glyphs... in pages plagd reads at most DefaultMaxGlyphs
-// of them) and far below what hurts a node: at the defaults one document
-// costs at most a few hundred megabytes.
+// Defaults of Limits. They are far above real theses and articles (a dense
+// 300-page thesis places under a million glyphs) and far below what hurts a
+// node: at the defaults one document costs at most a few hundred megabytes.
 const (
 	DefaultMaxPages        = 20000
 	DefaultMaxXObjectDepth = 8
