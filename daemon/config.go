@@ -186,6 +186,20 @@ type ExtractConfig struct {
 	Recycle     int   `yaml:"recycle"`      // documents an extraction process reads before it is replaced, default 1000
 	// OCR of image-only (scanned) PDFs with the tesseract program.
 	OCR OCRConfig `yaml:"ocr"`
+	// Limits bound the work of one document (extract.Limits); 0 = default.
+	Limits LimitsConfig `yaml:"limits"`
+}
+
+// LimitsConfig is extract.Limits in the configuration (docs/EXTRACTION.md,
+// "Limits"): a document over any of them fails as too_complex.
+type LimitsConfig struct {
+	MaxPages        int   `yaml:"max_pages"`
+	MaxXObjectDepth int   `yaml:"max_xobject_depth"`
+	MaxXObjectCalls int   `yaml:"max_xobject_calls"`
+	MaxGlyphs       int   `yaml:"max_glyphs"`
+	MaxStreamBytes  int64 `yaml:"max_stream_bytes"`
+	MaxXMLToken     int   `yaml:"max_xml_token"`
+	MaxTextBytes    int   `yaml:"max_text_bytes"`
 }
 
 // OCRConfig enables OCR of scanned PDFs.
@@ -197,7 +211,10 @@ type OCRConfig struct {
 
 // ExtractOptions are the extract package's options for this configuration.
 func (c *Config) ExtractOptions() extract.Options {
-	opt := extract.Options{MaxBytes: c.Extract.MaxBytes, Timeout: c.Extract.Timeout}
+	l := c.Extract.Limits
+	opt := extract.Options{MaxBytes: c.Extract.MaxBytes, Timeout: c.Extract.Timeout, Limits: extract.Limits{
+		MaxPages: l.MaxPages, MaxXObjectDepth: l.MaxXObjectDepth, MaxXObjectCalls: l.MaxXObjectCalls,
+		MaxGlyphs: l.MaxGlyphs, MaxStreamBytes: l.MaxStreamBytes, MaxXMLToken: l.MaxXMLToken, MaxTextBytes: l.MaxTextBytes}}
 	if c.Extract.OCR.Enabled {
 		opt.OCR = extract.OCROptions{Tesseract: c.Extract.OCR.Tesseract, Languages: c.Extract.OCR.Languages}
 	}
@@ -231,7 +248,11 @@ func DefaultConfig() Config {
 			MaxRequestBytes: 16 << 20},
 		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
 			Isolate: true, Workers: 0, MemoryLimit: sandbox.DefaultMemoryLimit, Recycle: sandbox.DefaultRecycle,
-			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}}},
+			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}},
+			Limits: LimitsConfig{MaxPages: extract.DefaultMaxPages, MaxXObjectDepth: extract.DefaultMaxXObjectDepth,
+				MaxXObjectCalls: extract.DefaultMaxXObjectCalls, MaxGlyphs: extract.DefaultMaxGlyphs,
+				MaxStreamBytes: extract.DefaultMaxStreamBytes, MaxXMLToken: extract.DefaultMaxXMLToken,
+				MaxTextBytes: extract.DefaultMaxTextBytes}},
 		Cluster: ClusterConfig{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 		NearDup: NearDupConfig{Distance: 3, Budget: 64, SampleDocs: 10000},
 		Related: RelatedConfig{K: 10, Method: "exact", Lambda: 8, Sigma: 0.6, Languages: []string{}},
@@ -335,6 +356,20 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	set("PLAGD_EXTRACT_OCR_ENABLED", boolean(&c.Extract.OCR.Enabled))
 	set("PLAGD_EXTRACT_OCR_TESSERACT", str(&c.Extract.OCR.Tesseract))
 	set("PLAGD_EXTRACT_OCR_LANGUAGES", func(v string) error { c.Extract.OCR.Languages = strings.Split(v, ","); return nil })
+	limit := func(p *int) func(string) error {
+		return func(v string) error { n, err := strconv.Atoi(v); *p = n; return err }
+	}
+	set("PLAGD_EXTRACT_LIMITS_MAX_PAGES", limit(&c.Extract.Limits.MaxPages))
+	set("PLAGD_EXTRACT_LIMITS_MAX_XOBJECT_DEPTH", limit(&c.Extract.Limits.MaxXObjectDepth))
+	set("PLAGD_EXTRACT_LIMITS_MAX_XOBJECT_CALLS", limit(&c.Extract.Limits.MaxXObjectCalls))
+	set("PLAGD_EXTRACT_LIMITS_MAX_GLYPHS", limit(&c.Extract.Limits.MaxGlyphs))
+	set("PLAGD_EXTRACT_LIMITS_MAX_STREAM_BYTES", func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		c.Extract.Limits.MaxStreamBytes = n
+		return err
+	})
+	set("PLAGD_EXTRACT_LIMITS_MAX_XML_TOKEN", limit(&c.Extract.Limits.MaxXMLToken))
+	set("PLAGD_EXTRACT_LIMITS_MAX_TEXT_BYTES", limit(&c.Extract.Limits.MaxTextBytes))
 	set("PLAGD_CLUSTER_NODES", func(v string) error {
 		c.Cluster.Nodes = c.Cluster.Nodes[:0:0]
 		for _, a := range strings.Split(v, ",") {

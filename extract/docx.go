@@ -27,7 +27,7 @@ func parseDOCX(content []byte, opt Options) (string, error) {
 		return "", err
 	}
 	main := docxMainPart(z)
-	var out blockText
+	out := blockText{bud: budgetOf(opt)}
 	if err := docxWalkPart(z, main, "the main document part", &out); err != nil {
 		return "", err
 	}
@@ -85,7 +85,7 @@ func docxWalkPart(z *zipFile, name, what string, out *blockText) error {
 		return err
 	}
 	defer rc.Close()
-	w := &docxWalker{d: xml.NewDecoder(rc), out: out}
+	w := &docxWalker{d: xml.NewDecoder(newXMLGuard(rc, out.bud)), out: out}
 	if err := w.walk(); err != nil {
 		return xmlPartError(z.format, name, err)
 	}
@@ -94,6 +94,7 @@ func docxWalkPart(z *zipFile, name, what string, out *blockText) error {
 
 func (w *docxWalker) walk() error {
 	for {
+		w.out.bud.spend(1)
 		tok, err := w.d.Token()
 		if err == io.EOF {
 			return nil

@@ -16,10 +16,13 @@
 package extract
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 // Options limit extraction.
@@ -36,6 +39,13 @@ type Options struct {
 	// OCR, when Tesseract is set, recognises the pages of image-only PDFs
 	// with the tesseract program; otherwise such files fail as "no text layer".
 	OCR OCROptions
+	// Limits bound the work of one document (ErrTooComplex); zero fields
+	// mean the defaults.
+	Limits Limits
+
+	// budget is the document's budget while a parser runs (set by
+	// runParser; parsers read it with budgetOf).
+	budget *budget
 }
 
 // OCROptions configure OCR of scanned PDFs.
@@ -61,12 +71,33 @@ var parsers = map[Format]parser{
 	FormatText: func(content []byte, _ Options) (string, error) { return decodePlain(content) },
 }
 
-// Text extracts the plain text of a file. filename and contentType may be
-// empty; they only help when the bytes are ambiguous. The result is UTF-8
-// with "\n" line endings and no control characters other than "\n" and "\t".
-// It never panics: a parser that does is reported as ErrCorrupt; one that
-// runs past opt.Timeout is reported as ErrTimeout.
+// maxReason bounds Error.Reason: reasons may quote a library's error
+// message, and the message may quote the file.
+const maxReason = 300
+
+// Text is TextContext without a context of its own: only opt.Timeout and
+// opt.Limits stop it.
 func Text(content []byte, filename, contentType string, opt Options) (string, error) {
+	return TextContext(context.Background(), content, filename, contentType, opt)
+}
+
+// TextContext extracts the plain text of a file. filename and contentType
+// may be empty; they only help when the bytes are ambiguous. The result is
+// UTF-8 with "\n" line endings and no control characters other than "\n"
+// and "\t". It never panics: a parser that does is reported as ErrCorrupt;
+// one that runs past opt.Timeout, or whose ctx is done, is reported as
+// ErrTimeout and stops working within milliseconds; one that reaches
+// opt.Limits is reported as ErrTooComplex. Every Reason is one line of
+// valid UTF-8 of at most 300 bytes (internal/safetext.Line).
+func TextContext(ctx context.Context, content []byte, filename, contentType string, opt Options) (string, error) {
+	text, err := extractText(ctx, content, filename, contentType, opt)
+	if e, ok := err.(*Error); ok {
+		e.Reason = safetext.Line(e.Reason, maxReason)
+	}
+	return text, err
+}
+
+func extractText(ctx context.Context, content []byte, filename, contentType string, opt Options) (string, error) {
 	if opt.MaxBytes > 0 && int64(len(content)) > opt.MaxBytes {
 		return "", TooLarge(int64(len(content)), opt.MaxBytes)
 	}
@@ -82,7 +113,7 @@ func Text(content []byte, filename, contentType string, opt Options) (string, er
 	default:
 		return "", newError(ErrUnsupported, "format %s is not supported yet", format.Name())
 	}
-	raw, err := runParser(parse, format, content, opt)
+	raw, err := runParser(ctx, parse, format, content, opt)
 	if err != nil {
 		return "", err
 	}
@@ -93,22 +124,34 @@ func Text(content []byte, filename, contentType string, opt Options) (string, er
 	return text, nil
 }
 
-// runParser runs parse with panics turned into ErrCorrupt and, with a
-// timeout, in its own goroutine. Go cannot stop a goroutine: a parser caught
-// in a loop is abandoned (it holds its memory until it returns), and the run
-// goes on with this one document failed.
-func runParser(parse parser, format Format, content []byte, opt Options) (string, error) {
+// runParser runs parse with panics turned into ErrCorrupt, within a
+// budget (opt.Limits) that watches ctx and, with a timeout, in its own
+// goroutine. Go cannot stop a goroutine from outside: when the timeout
+// fires, runParser cancels the budget's context and answers at once, and
+// the parser, which checks its budget in every loop, stops on its own
+// within milliseconds and releases its memory.
+func runParser(ctx context.Context, parse parser, format Format, content []byte, opt Options) (string, error) {
 	type result struct {
 		text string
 		err  error
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opt.budget = newBudget(ctx, opt.Limits)
 	call := func() (r result) {
 		defer func() {
 			if p := recover(); p != nil {
-				r = result{err: newError(ErrCorrupt, "the %s file is damaged and could not be read (%v)", format.Name(), p)}
+				if s, ok := p.(budgetStop); ok {
+					r = result{err: s.err}
+					return
+				}
+				r = result{err: newError(ErrCorrupt, "the %s file is damaged and could not be read (%s)", format.Name(), quote(p))}
 			}
 		}()
 		t, err := parse(content, opt)
+		if err == nil && len(t) > opt.budget.lim.MaxTextBytes {
+			err = tooComplex("it holds more text", fmt.Sprintf("%d bytes", opt.budget.lim.MaxTextBytes), "max_text_bytes")
+		}
 		return result{t, err}
 	}
 	if opt.Timeout <= 0 {
@@ -125,7 +168,16 @@ func runParser(parse parser, format Format, content []byte, opt Options) (string
 	case <-timer.C:
 		return "", newError(ErrTimeout, "reading the %s file took longer than %s (extract.timeout in the configuration)",
 			format.Name(), opt.Timeout)
+	case <-ctx.Done():
+		return "", newError(ErrTimeout, "reading the %s file was cancelled (%s)", format.Name(), ctx.Err())
 	}
+}
+
+// quote makes a library's error or panic value fit for a reason: one line
+// of valid UTF-8, bounded. Library messages quote the file's bytes
+// ("malformed hex string \x10 % \x1f0/\xa0...").
+func quote(v any) string {
+	return safetext.Line(fmt.Sprint(v), 200)
 }
 
 // TooLarge is the ErrTooLarge error for a file of size bytes over limit.

@@ -36,12 +36,12 @@ func init() { parsers[FormatHTML] = parseHTML }
 // because it builds the tree browsers build from sloppy markup: unclosed <p>
 // and <li>, stray end tags, tables inside paragraphs. A hidden <div> must
 // hide exactly what a browser hides, and that needs the real tree.
-func parseHTML(content []byte, _ Options) (string, error) {
+func parseHTML(content []byte, opt Options) (string, error) {
 	s, err := decodeHTML(content)
 	if err != nil {
 		return "", err
 	}
-	var out blockText
+	out := blockText{bud: budgetOf(opt)}
 	doc, err := html.Parse(strings.NewReader(s))
 	if err != nil {
 		// The parser refuses elements nested over 512 deep, which old
@@ -159,6 +159,9 @@ func walkHTML(root *html.Node, out *blockText) {
 	w := htmlWalker{out: out}
 	n := root
 	for {
+		if out.bud != nil {
+			out.bud.spend(1)
+		}
 		entered := w.enter(n)
 		if entered && n.FirstChild != nil {
 			n = n.FirstChild
@@ -254,6 +257,9 @@ func tokenHTML(s string, out *blockText) {
 	z := html.NewTokenizer(strings.NewReader(s))
 	hidden, nested := "", 0 // the name of the hidden element being skipped
 	for {
+		if out.bud != nil {
+			out.bud.spend(1)
+		}
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			return
@@ -397,6 +403,7 @@ func paragraphSep(inCell bool) sep {
 // cells and rows owe. It lives here because HTML needs all of it; the
 // others use it so that all formats lay out paragraphs and tables alike.
 type blockText struct {
+	bud     *budget // counts the text written (Limits.MaxTextBytes); nil: unbounded
 	b       strings.Builder
 	pending sep
 	last    byte // the last byte written, 0 before any
@@ -409,6 +416,9 @@ func (t *blockText) brk(s sep) { t.pending = max(t.pending, s) }
 func (t *blockText) text(s string) {
 	if s == "" {
 		return
+	}
+	if t.bud != nil {
+		t.bud.textBytes(len(s))
 	}
 	if p := t.pending; p != noSep {
 		t.pending = noSep

@@ -19,7 +19,7 @@ func init() { parsers[FormatODT] = parseODT }
 // detection hands one over: its office:body has the same structure.
 func parseODT(content []byte, opt Options) (string, error) {
 	if isFlatODT(content) {
-		text, err := odtWalkXML(bytes.NewReader(content))
+		text, err := odtWalkXML(bytes.NewReader(content), budgetOf(opt))
 		if err != nil {
 			return "", xmlPartError(FormatODT, "the flat ODT document", err)
 		}
@@ -42,7 +42,7 @@ func parseODT(content []byte, opt Options) (string, error) {
 		return "", err
 	}
 	defer rc.Close()
-	text, err := odtWalkXML(rc)
+	text, err := odtWalkXML(rc, budgetOf(opt))
 	if err != nil {
 		return "", xmlPartError(FormatODT, "content.xml", err)
 	}
@@ -103,11 +103,13 @@ type odtWalker struct {
 	paras      int // open paragraphs and headings: text is only there
 	cells      int // open table cells
 	savedCells int // cells open around the note being read
+	bud        *budget
 }
 
 // odtWalkXML reads an ODF content.xml or flat ODT document.
-func odtWalkXML(r io.Reader) (string, error) {
-	w := &odtWalker{d: xml.NewDecoder(r)}
+func odtWalkXML(r io.Reader, bud *budget) (string, error) {
+	w := &odtWalker{d: xml.NewDecoder(newXMLGuard(r, bud)), bud: bud}
+	w.body.bud, w.note.bud = bud, bud
 	w.out = &w.body
 	if err := w.walk(); err != nil {
 		return "", err
@@ -121,6 +123,7 @@ func odtWalkXML(r io.Reader) (string, error) {
 
 func (w *odtWalker) walk() error {
 	for {
+		w.bud.spend(1)
 		tok, err := w.d.Token()
 		if err == io.EOF {
 			return nil

@@ -24,22 +24,25 @@ const (
 	// maxUnmapped: above this share of undecodable glyphs the text layer is
 	// useless (fonts without a Unicode mapping) and is treated like a scan.
 	maxUnmapped = 0.5
-	// maxPages bounds the page tree walk, against cyclic or absurd trees.
-	maxPages = 100000
+	// maxTreeDepth bounds the nesting of the page tree; real trees are a
+	// few levels deep.
+	maxTreeDepth = 64
 )
 
 func parsePDF(content []byte, opt Options) (string, error) {
-	r, err := openPDF(content)
+	bud := budgetOf(opt)
+	r, err := openPDF(content, bud)
 	if err != nil {
 		return "", err
 	}
-	pages, err := pageList(r)
+	pages, err := pageList(r, bud)
 	if err != nil {
 		return "", err
 	}
+	doc := newPDFDoc(bud)
 	contents := make([]pageContent, len(pages))
 	for i, p := range pages {
-		contents[i] = readPage(p)
+		contents[i] = readPage(p, doc)
 	}
 	if err := unreadable(r, contents); err != nil {
 		return "", err
@@ -48,7 +51,7 @@ func parsePDF(content []byte, opt Options) (string, error) {
 	if len(scanned) > 0 || unmapped {
 		return ocrFallback(content, contents, scanned, unmapped, opt)
 	}
-	return layoutPages(contents, nil), nil
+	return layoutPages(contents, nil, bud), nil
 }
 
 // unreadable reports a document none of whose pages could be read, which
@@ -68,9 +71,9 @@ func unreadable(r *pdf.Reader, contents []pageContent) *Error {
 		return nil
 	}
 	if !r.Trailer().Key("Encrypt").IsNull() {
-		return newError(ErrEncrypted, "the PDF is encrypted in a way plagd could not decrypt (%v); save it again without protection", failure)
+		return newError(ErrEncrypted, "the PDF is encrypted in a way plagd could not decrypt (%s); save it again without protection", quote(failure))
 	}
-	return newError(ErrCorrupt, "the PDF is damaged: its pages could not be read (%v)", failure)
+	return newError(ErrCorrupt, "the PDF is damaged: its pages could not be read (%s)", quote(failure))
 }
 
 // classifyPages finds the pages that are images without text, and whether
@@ -103,7 +106,7 @@ func ocrFallback(content []byte, contents []pageContent, scanned []int, unmapped
 		if err != nil {
 			return "", err
 		}
-		return layoutPages(contents, texts), nil
+		return layoutPages(contents, texts, budgetOf(opt)), nil
 	}
 	if unmapped {
 		return "", newError(ErrNoTextLayer, "no text layer: the fonts of this PDF do not say which letters they draw (no Unicode mapping), so its %d pages can only be read by OCR; enable OCR (extract.ocr)", len(contents))
@@ -111,7 +114,7 @@ func ocrFallback(content []byte, contents []pageContent, scanned []int, unmapped
 	if len(scanned) < len(contents) {
 		// Some pages are scans (an inserted signed declaration, a figure
 		// page): the text of the others is still the document.
-		return layoutPages(contents, nil), nil
+		return layoutPages(contents, nil, budgetOf(opt)), nil
 	}
 	return "", noTextLayer(len(contents), "enable OCR (extract.ocr) to read them")
 }
@@ -127,9 +130,10 @@ func noTextLayer(n int, hint string) *Error {
 
 // layoutPages turns pages into text. ocr, when not nil, replaces the text
 // of the pages it has.
-func layoutPages(contents []pageContent, ocr map[int]string) string {
+func layoutPages(contents []pageContent, ocr map[int]string, bud *budget) string {
 	pages := make([]pageLines, len(contents))
 	for i, c := range contents {
+		bud.spend(len(c.glyphs) + 1)
 		pages[i] = pageLines{lines: groupLines(c.glyphs), top: c.top, bottom: c.bottom}
 	}
 	dropRunningLines(pages)
@@ -139,6 +143,7 @@ func layoutPages(contents []pageContent, ocr map[int]string) string {
 			all = append(all, ocrLines(t)...)
 			continue
 		}
+		bud.check()
 		for _, b := range readingOrder(p.lines, 2) {
 			all = append(all, blockLines(b)...)
 		}
@@ -172,7 +177,7 @@ func ocrLines(text string) []textLine {
 // junk after the last %%EOF (incomplete transfers padded with zeros, or
 // files concatenated by buggy upload code). Such files are repaired in a
 // copy; a file with no %%EOF at all is truncated.
-func openPDF(content []byte) (*pdf.Reader, error) {
+func openPDF(content []byte, bud *budget) (*pdf.Reader, error) {
 	i := bytes.Index(content[:min(len(content), 1024)], []byte("%PDF-"))
 	if i < 0 {
 		return nil, newError(ErrCorrupt, "not a PDF: the file is named or typed as a PDF but has no PDF header")
@@ -193,16 +198,24 @@ func openPDF(content []byte) (*pdf.Reader, error) {
 		copy(fixed[5:9], "1.7\n")
 		content = fixed
 	}
+	// The library trusts the counts, sizes and offsets of the file; those
+	// it would allocate or loop by are checked first (pdf_validate.go).
+	if err := validatePDF(content, bud); err != nil {
+		return nil, err
+	}
 	r, err := pdf.NewReaderEncrypted(bytes.NewReader(content), int64(len(content)), func() string { return "" })
 	if err != nil {
 		return nil, pdfOpenError(err)
+	}
+	if err := checkXrefTable(r, bud); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
 // pdfOpenError explains why the library could not open a file.
 func pdfOpenError(err error) *Error {
-	msg := err.Error()
+	msg := quote(err)
 	switch {
 	case errors.Is(err, pdf.ErrInvalidPassword):
 		return newError(ErrEncrypted, "the PDF is password-protected")
@@ -218,25 +231,37 @@ func pdfOpenError(err error) *Error {
 
 // pageList walks the page tree once. Reader.Page walks it from the root for
 // every page, which is quadratic in the page count, and follows cycles
-// into a hang.
-func pageList(r *pdf.Reader) ([]pdf.Page, error) {
+// into a hang. A node met twice (the tree lists itself, or one node under
+// two parents) fails the document: the tree is not a tree, and following
+// it would read pages without end.
+func pageList(r *pdf.Reader, bud *budget) ([]pdf.Page, error) {
 	root := r.Trailer().Key("Root").Key("Pages")
 	var pages []pdf.Page
-	visits := 0 // a cycle in the tree without leaves would otherwise explode
+	seen := map[objRef]bool{}
+	if ref, ok := refOf(root); ok {
+		seen[ref] = true
+	}
 	var walk func(v pdf.Value, depth int)
 	walk = func(v pdf.Value, depth int) {
-		visits++
-		if depth > 64 || len(pages) >= maxPages || visits > 4*maxPages {
+		bud.spend(1)
+		if depth > maxTreeDepth {
 			return
 		}
 		kids := v.Key("Kids")
 		if kids.Kind() != pdf.Array {
 			if v.Kind() == pdf.Dict && (v.Key("Type").Name() == "Page" || !v.Key("Contents").IsNull()) {
+				bud.page()
 				pages = append(pages, pdf.Page{V: v})
 			}
 			return
 		}
-		for i := 0; i < kids.Len() && len(pages) < maxPages; i++ {
+		for i := 0; i < kids.Len(); i++ {
+			if ref, ok := rawRef(kids, i); ok {
+				if seen[ref] {
+					bud.fail(newError(ErrTooComplex, "the PDF's page tree is not a tree: it reaches object %d %d twice (a cycle)", ref.id, ref.gen))
+				}
+				seen[ref] = true
+			}
 			walk(kids.Index(i), depth+1)
 		}
 	}

@@ -44,6 +44,7 @@ type pdfFont struct {
 	dw      float64         // default width
 	scale   float64         // glyph space to text space (1/1000, or Type3's FontMatrix)
 	vscale  float64         // font size multiplier (Type3 fonts)
+	cost    int             // work units of decoding one character code
 }
 
 func (f *pdfFont) width(code int) float64 {
@@ -63,9 +64,13 @@ func (f *pdfFont) width(code int) float64 {
 // billions of codes in hostile files.
 const maxCIDWidths = 1 << 16
 
-func loadFont(v pdf.Value) *pdfFont {
+func loadFont(v pdf.Value, bud *budget) *pdfFont {
 	font := pdf.Font{V: v}
-	f := &pdfFont{enc: font.Encoder(), scale: 0.001, vscale: 1, dw: 500}
+	cost, usable := checkFontEncoding(v, bud)
+	f := &pdfFont{scale: 0.001, vscale: 1, dw: 500, cost: cost}
+	if usable {
+		f.enc = font.Encoder()
+	}
 	if f.enc == nil {
 		f.enc = nopEncoding{}
 	}
@@ -80,6 +85,7 @@ func loadFont(v pdf.Value) *pdfFont {
 		f.cidW = map[int]float64{}
 		w := d.Key("W")
 		for i := 0; i < w.Len() && len(f.cidW) < maxCIDWidths; {
+			bud.spend(1)
 			c := int(w.Index(i).Int64())
 			if next := w.Index(i + 1); next.Kind() == pdf.Array {
 				for j := 0; j < next.Len() && len(f.cidW) < maxCIDWidths; j++ {
@@ -108,6 +114,7 @@ func loadFont(v pdf.Value) *pdfFont {
 	f.first = font.FirstChar()
 	ws := v.Key("Widths")
 	n := min(ws.Len(), 1<<16)
+	bud.spend(n)
 	f.widths = make([]float64, n)
 	var sum float64
 	var cnt int
@@ -151,27 +158,63 @@ type pageContent struct {
 	top, bottom float64
 }
 
-// Limits that keep hostile files finite: form XObjects nest at most
-// maxFormDepth deep and a page yields at most maxPageGlyphs glyphs.
-const (
-	maxFormDepth  = 8
-	maxPageGlyphs = 500000
-)
+// maxPageGlyphs: a page yields at most this many glyphs; the rest of the
+// page is not read (the document's glyphs are bounded by Limits.MaxGlyphs).
+const maxPageGlyphs = 500000
 
 // errPageFull stops interpreting a page that reached maxPageGlyphs.
 type errPageFull struct{}
 
+// pdfDoc is what the pages of one document share: its budget and the
+// fonts already loaded, by object.
+type pdfDoc struct {
+	bud     *budget
+	fonts   map[objRef]*pdfFont
+	streams map[objRef]decodedStream // content streams and forms, decoded once
+}
+
+type decodedStream struct {
+	v       pdf.Value
+	size    int
+	failure any
+}
+
+func newPDFDoc(bud *budget) *pdfDoc {
+	return &pdfDoc{bud: bud, fonts: map[objRef]*pdfFont{}, streams: map[objRef]decodedStream{}}
+}
+
+// decode decodes a content stream or form once per document. Every use
+// still counts its bytes against the budget: drawing a form a thousand
+// times costs what reading it a thousand times would.
+func (d *pdfDoc) decode(v pdf.Value) (pdf.Value, any) {
+	ref, ok := refOf(v)
+	if !ok || v.Kind() != pdf.Stream {
+		return decodeContent(v, d.bud)
+	}
+	if s, hit := d.streams[ref]; hit {
+		d.bud.streamBytes(s.size)
+		return s.v, s.failure
+	}
+	before := d.bud.bytes
+	dv, failure := decodeContent(v, d.bud)
+	d.streams[ref] = decodedStream{v: dv, size: int(d.bud.bytes - before), failure: failure}
+	return dv, failure
+}
+
 // interp interprets the content streams of one page.
 type interp struct {
+	doc    *pdfDoc
+	bud    *budget
 	out    pageContent
-	orient []int // per glyph: its rotation in quarter turns
+	orient []int           // per glyph: its rotation in quarter turns
+	forms  map[objRef]bool // the form XObjects being drawn, against a form drawing itself
 }
 
 // readPage interprets a page. A content stream the library cannot parse
 // panics inside it; what was read up to there is kept, so one damaged
 // stream costs its own text, not the page's or the document's.
-func readPage(p pdf.Page) pageContent {
-	in := &interp{}
+func readPage(p pdf.Page, doc *pdfDoc) pageContent {
+	in := &interp{doc: doc, bud: doc.bud, forms: map[objRef]bool{}}
 	in.run(p.V.Key("Contents"), p.V.Key("Resources"), pageResources(p), identity, 0)
 	in.keepMainOrientation()
 	in.out.bottom, in.out.top = in.pageBox(p)
@@ -236,6 +279,7 @@ func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth i
 	}
 	defer func() {
 		if r := recover(); r != nil {
+			rethrowStop(r)
 			if _, full := r.(errPageFull); full {
 				if depth > 0 {
 					panic(r)
@@ -252,7 +296,12 @@ func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth i
 	var stack []textState
 	var tm, tlm pdfMatrix
 	inImage := false
-	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
+	decoded, failure := in.doc.decode(contents)
+	if failure != nil && in.out.failure == nil {
+		in.out.failure = failure
+	}
+	pdf.Interpret(decoded, func(stk *pdf.Stack, op string) {
+		in.bud.spend(1 + stk.Len())
 		args := make([]pdf.Value, stk.Len())
 		for i := len(args) - 1; i >= 0; i-- {
 			args[i] = stk.Pop()
@@ -297,7 +346,7 @@ func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth i
 				name := args[0].Name()
 				f, ok := fonts[name]
 				if !ok {
-					f = loadFont(res.Key("Font").Key(name))
+					f = in.font(res.Key("Font"), name)
 					fonts[name] = f
 				}
 				st.font, st.size = f, num(1)
@@ -366,9 +415,13 @@ func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth i
 			case "Image":
 				in.out.images++
 			case "Form":
-				if depth >= maxFormDepth {
-					return
+				ref, _ := refOf(x)
+				if depth >= in.bud.lim.MaxXObjectDepth || in.forms[ref] {
+					return // too deep, or a form drawing itself
 				}
+				in.bud.call()
+				in.forms[ref] = true
+				defer delete(in.forms, ref)
 				m := identity
 				if fm := x.Key("Matrix"); fm.Len() == 6 {
 					for i := range 6 {
@@ -390,6 +443,8 @@ func (in *interp) show(raw string, st *textState, tm pdfMatrix) pdfMatrix {
 		step = 2
 	}
 	for i := 0; i+step <= len(raw); i += step {
+		in.bud.glyphs(1)
+		in.bud.spend(f.cost)
 		code := int(raw[i])
 		if step == 2 {
 			code = code<<8 | int(raw[i+1])

@@ -82,7 +82,7 @@ func loadManifest(t *testing.T, path string) []manifestRow {
 }
 
 func kindByName(name string) Kind {
-	for k := ErrEmpty; k <= ErrTimeout; k++ {
+	for k := ErrEmpty; k <= ErrTooComplex; k++ {
 		if k.String() == name {
 			return k
 		}

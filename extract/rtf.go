@@ -23,7 +23,7 @@ func init() { parsers[FormatRTF] = parseRTF }
 // The reader is one pass over the bytes with a bounded group stack, so its
 // time is linear and its memory follows the text, whatever the input:
 // millions of nested braces, endless control words or hex picture data.
-func parseRTF(content []byte, _ Options) (string, error) {
+func parseRTF(content []byte, opt Options) (string, error) {
 	content = bytes.TrimPrefix(content, bomUTF8)
 	if bytes.HasPrefix(content, bomUTF16LE) || bytes.HasPrefix(content, bomUTF16BE) {
 		s, err := decodePlain(content) // RTF is ASCII, but some tools save it as UTF-16
@@ -35,7 +35,9 @@ func parseRTF(content []byte, _ Options) (string, error) {
 	if !bytes.HasPrefix(bytes.TrimLeft(content, " \t\r\n"), []byte(`{\rtf`)) {
 		return "", newError(ErrCorrupt, `the %s file is damaged: it does not start with "{\rtf"`, FormatRTF.Name())
 	}
-	r := rtfReader{b: content, ansiCP: 1252, fontCP: map[int]int{}, g: rtfGroup{uc: 1, font: -1}}
+	bud := budgetOf(opt)
+	r := rtfReader{b: content, ansiCP: 1252, fontCP: map[int]int{}, g: rtfGroup{uc: 1, font: -1}, bud: bud}
+	r.body.bud, r.notes.bud = bud, bud
 	r.run()
 	out := r.body.String()
 	if n := r.notes.String(); n != "" {
@@ -81,10 +83,12 @@ type rtfReader struct {
 	groupStart  bool        // nothing but "{" (and "\*") read in this group yet
 	starred     bool        // "\*" just read: the destination may be ignored
 	highSurr    rune        // the first half of a UTF-16 surrogate pair from \uN
+	bud         *budget
 }
 
 func (r *rtfReader) run() {
 	for r.i < len(r.b) {
+		r.bud.spend(1)
 		switch c := r.b[r.i]; c {
 		case '{':
 			r.i++

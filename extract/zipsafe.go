@@ -34,6 +34,10 @@ type zipFile struct {
 	inflated int64
 }
 
+// maxSmallPart bounds the parts read whole (relationships, the manifest),
+// which are a few kilobytes in real files.
+const maxSmallPart = 8 << 20
+
 const (
 	maxZipRatio   = 200
 	zipRatioFloor = 16 << 20
@@ -127,9 +131,12 @@ func (z *zipFile) readAll(name, what string) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	b, err := io.ReadAll(io.LimitReader(rc, maxSmallPart+1))
 	if err != nil {
 		return nil, z.readError(name, err)
+	}
+	if len(b) > maxSmallPart {
+		return nil, newError(ErrTooComplex, "the %s file is too complex to read: %s is larger than %d bytes", z.format.Name(), name, maxSmallPart)
 	}
 	return b, nil
 }
