@@ -106,6 +106,11 @@ func (s *Server) guard(rt Route, h http.HandlerFunc) http.Handler {
 			defer release()
 			s.allowUploadTime(w)
 		}
+		if h := r.Header.Get("X-CSRF-Token"); unsafeMethod(r.Method) && !rt.NoBody && p.Session != nil && h != "" && !validCSRF(r, p.Session.CSRF) {
+			s.fail(w, r, rt.API, http.StatusForbidden, "csrf", // refused before the body is read
+				"The form is stale or did not come from this site (CSRF check failed): reload the page and try again.")
+			return
+		}
 		if unsafeMethod(r.Method) && !rt.NoBody {
 			defer removeForm(r)
 			if status, code, msg := s.readForm(w, r, rt.Upload && rt.Role != ""); status != 0 {

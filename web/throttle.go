@@ -38,6 +38,10 @@ type bucket struct {
 	until time.Time // no attempt before this
 }
 
+// maxThrottleName bounds the name part of a bucket's key: user names have
+// at most 64 characters, and a sign-in form may carry 64 KiB.
+const maxThrottleName = 128
+
 // evictScan is how many of the least recently used buckets eviction looks
 // at for one that blocks no one.
 const evictScan = 64
@@ -52,6 +56,9 @@ func (t *loginThrottle) throttleKeys(name, ip string) [3]struct {
 	key  string
 	free int
 } {
+	if len(name) > maxThrottleName {
+		name = name[:maxThrottleName] // no user name is this long; bounds the table's memory
+	}
 	return [3]struct {
 		key  string
 		free int
