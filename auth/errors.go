@@ -14,6 +14,9 @@ var (
 	ErrNoSession      = errors.New("no valid session") // missing, expired, or user disabled
 	ErrBadToken       = errors.New("invalid, expired or revoked API token")
 	ErrWeakPassword   = errors.New("password too short: use at least 10 characters")
+	// ErrBusy: too many password hashes are running and waiting; try again
+	// in a few seconds (auth.max_concurrent_hashes, auth.hash_queue).
+	ErrBusy = errors.New("too many sign-ins at once: try again in a few seconds")
 )
 
 // noUser is ErrNoUser naming the user and where to look.

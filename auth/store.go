@@ -29,6 +29,8 @@ type User struct {
 // use.
 type Store struct {
 	pool *pgxpool.Pool
+	// hashes bounds the password hashes computed at once (LimitHashes).
+	hashes *hashGate
 	// now is the clock for every timestamp the store writes or compares, so
 	// that tests can move time instead of sleeping.
 	now func() time.Time
@@ -63,7 +65,7 @@ func (s *Store) write(ctx context.Context, fn func(pgx.Tx) error) error {
 
 // NewStore returns a Store on pool, whose schema must be migrated.
 func NewStore(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, now: time.Now}
+	return &Store{pool: pool, hashes: newHashGate(0, 32), now: time.Now}
 }
 
 // namePattern is the users_name_format check of the schema, repeated here so
@@ -105,7 +107,7 @@ func (s *Store) AddUser(ctx context.Context, name string, role Role, password st
 	if err := CheckPasswordPolicy(password); err != nil {
 		return User{}, err
 	}
-	hash, err := HashPassword(password)
+	hash, err := s.hashPassword(ctx, password)
 	if err != nil {
 		return User{}, err
 	}
@@ -137,7 +139,7 @@ func (s *Store) SetPassword(ctx context.Context, name, password string) error {
 	if err := CheckPasswordPolicy(password); err != nil {
 		return err
 	}
-	hash, err := HashPassword(password)
+	hash, err := s.hashPassword(ctx, password)
 	if err != nil {
 		return err
 	}
@@ -217,13 +219,18 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 	var hash string
 	u, err := scanUser(s.pool.QueryRow(ctx, `select `+userColumns+`, password_hash from users where name = $1`, name), &hash)
 	if errors.Is(err, pgx.ErrNoRows) {
-		VerifyPassword(dummyHash(), password)
+		if _, err := s.verifyPassword(ctx, dummyHash(), password); err != nil {
+			return User{}, err // ErrBusy or the context's end
+		}
 		return User{}, ErrBadCredentials
 	}
 	if err != nil {
 		return User{}, fmt.Errorf("authenticate %s: %w", name, err)
 	}
-	ok, err := VerifyPassword(hash, password)
+	ok, err := s.verifyPassword(ctx, hash, password)
+	if errors.Is(err, ErrBusy) || ctx.Err() != nil {
+		return User{}, err
+	}
 	if err != nil {
 		return User{}, fmt.Errorf("user %s: %w", name, err)
 	}
@@ -241,7 +248,7 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 // the old hash stays valid and the next login tries again. The update is
 // conditional on the old hash, so it never undoes a concurrent password change.
 func (s *Store) rehash(ctx context.Context, id int64, old, password string) {
-	hash, err := HashPassword(password)
+	hash, err := s.hashPassword(ctx, password)
 	if err != nil {
 		return
 	}
@@ -253,4 +260,24 @@ func (s *Store) rehash(ctx context.Context, id int64, old, password string) {
 		_, err := tx.Exec(ctx, `update users set password_hash = $3 where id = $1 and password_hash = $2`, id, old, hash)
 		return err
 	})
+}
+
+// hashPassword is HashPassword through the store's hash gate.
+func (s *Store) hashPassword(ctx context.Context, password string) (string, error) {
+	release, err := s.hashes.enter(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	return HashPassword(password)
+}
+
+// verifyPassword is VerifyPassword through the store's hash gate.
+func (s *Store) verifyPassword(ctx context.Context, encoded, password string) (bool, error) {
+	release, err := s.hashes.enter(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	return VerifyPassword(encoded, password)
 }

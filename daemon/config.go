@@ -31,6 +31,7 @@ type Config struct {
 	Engine   EngineConfig   `yaml:"engine"`
 	Schedule ScheduleConfig `yaml:"schedule"`
 	HTTP     HTTPConfig     `yaml:"http"`
+	Auth     AuthConfig     `yaml:"auth"`
 	Extract  ExtractConfig  `yaml:"extract"`
 	Cluster  ClusterConfig  `yaml:"cluster"`
 	NearDup  NearDupConfig  `yaml:"neardup"`
@@ -171,6 +172,55 @@ type HTTPConfig struct {
 	// MaxRequestBytes bounds a JSON request body; uploads are bounded by
 	// extract.max_bytes per file.
 	MaxRequestBytes int64 `yaml:"max_request_bytes"` // default 16 MiB
+	// MaxFormBytes bounds the body of every request that takes no upload
+	// (sign-in, forms without a file, the API's small JSON calls) and of
+	// every request whose caller is not yet known: nothing larger is read.
+	MaxFormBytes int64 `yaml:"max_form_bytes"` // default 64 KiB
+	// ReadHeaderTimeout: the request line and headers must arrive within it.
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"` // default 10s
+	// ReadTimeout: a whole request, body included, must arrive within it;
+	// an upload by a signed-in caller allowed to upload gets UploadTimeout
+	// instead (the guard extends the connection's read deadline once the
+	// caller's role is known).
+	ReadTimeout time.Duration `yaml:"read_timeout"` // default 60s
+	// UploadTimeout is the time a permitted upload's body may take: 30m
+	// carries extract.max_bytes (200 MiB) at about 115 KB/s.
+	UploadTimeout time.Duration `yaml:"upload_timeout"` // default 30m
+	// WriteTimeout bounds handling a request and writing its answer (an
+	// upload gets UploadTimeout more). It must exceed extract.timeout.
+	WriteTimeout time.Duration `yaml:"write_timeout"` // default 10m
+	// IdleTimeout closes a keep-alive connection without a request.
+	IdleTimeout time.Duration `yaml:"idle_timeout"` // default 2m
+	// MaxHeaderBytes bounds the request line and headers.
+	MaxHeaderBytes int `yaml:"max_header_bytes"` // default 64 KiB
+	// MaxConcurrentUploads is how many uploads and file checks are read and
+	// processed at once; one more is answered 503 with Retry-After.
+	MaxConcurrentUploads int `yaml:"max_concurrent_uploads"` // default 4
+}
+
+// AuthConfig bounds what signing in may cost: the login throttle (failed
+// attempts before each further attempt waits, doubling up to
+// LoginMaxBackoff) and the password hashes computed at once (each argon2id
+// hash holds 19 MiB for some 30 ms).
+type AuthConfig struct {
+	// LoginAttempts is the failed attempts allowed for one user name from
+	// one address before the doubling wait starts.
+	LoginAttempts int `yaml:"login_attempts"` // default 5
+	// LoginAttemptsPerAddress is the same for all names from one address
+	// (a spray of names), LoginAttemptsPerName for one name from all
+	// addresses (a distributed guess).
+	LoginAttemptsPerAddress int `yaml:"login_attempts_per_address"` // default 50
+	LoginAttemptsPerName    int `yaml:"login_attempts_per_name"`    // default 20
+	// LoginMaxBackoff is the longest wait the throttle imposes.
+	LoginMaxBackoff time.Duration `yaml:"login_max_backoff"` // default 15m
+	// ThrottleEntries bounds the throttle's table; when full, the least
+	// recently used entry that is not blocking anyone is dropped.
+	ThrottleEntries int `yaml:"throttle_entries"` // default 100000
+	// MaxConcurrentHashes is how many password hashes run at once (0: the
+	// number of CPUs, at most 4); HashQueue how many more may wait for one
+	// before a sign-in is answered 503.
+	MaxConcurrentHashes int `yaml:"max_concurrent_hashes"` // default 0 (auto)
+	HashQueue           int `yaml:"hash_queue"`            // default 32
 }
 
 // ExtractConfig limits text extraction.
@@ -245,7 +295,11 @@ func DefaultConfig() Config {
 		},
 		Schedule: ScheduleConfig{Cron: "*/5 * * * *", Prompt: true, Debounce: 10 * time.Second, Poll: 30 * time.Second},
 		HTTP: HTTPConfig{Listen: "127.0.0.1:8080", SessionTTL: 12 * time.Hour, CookieSecure: "auto",
-			MaxRequestBytes: 16 << 20},
+			MaxRequestBytes: 16 << 20, MaxFormBytes: 64 << 10, ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: 60 * time.Second, UploadTimeout: 30 * time.Minute, WriteTimeout: 10 * time.Minute,
+			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, MaxConcurrentUploads: 4},
+		Auth: AuthConfig{LoginAttempts: 5, LoginAttemptsPerAddress: 50, LoginAttemptsPerName: 20,
+			LoginMaxBackoff: 15 * time.Minute, ThrottleEntries: 100_000, HashQueue: 32},
 		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
 			Isolate: true, Workers: 0, MemoryLimit: sandbox.DefaultMemoryLimit, Recycle: sandbox.DefaultRecycle,
 			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}},
@@ -339,6 +393,25 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 		c.HTTP.MaxRequestBytes = n
 		return err
 	})
+	set("PLAGD_HTTP_MAX_FORM_BYTES", func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		c.HTTP.MaxFormBytes = n
+		return err
+	})
+	set("PLAGD_HTTP_READ_HEADER_TIMEOUT", dur(&c.HTTP.ReadHeaderTimeout))
+	set("PLAGD_HTTP_READ_TIMEOUT", dur(&c.HTTP.ReadTimeout))
+	set("PLAGD_HTTP_UPLOAD_TIMEOUT", dur(&c.HTTP.UploadTimeout))
+	set("PLAGD_HTTP_WRITE_TIMEOUT", dur(&c.HTTP.WriteTimeout))
+	set("PLAGD_HTTP_IDLE_TIMEOUT", dur(&c.HTTP.IdleTimeout))
+	set("PLAGD_HTTP_MAX_HEADER_BYTES", num(&c.HTTP.MaxHeaderBytes))
+	set("PLAGD_HTTP_MAX_CONCURRENT_UPLOADS", num(&c.HTTP.MaxConcurrentUploads))
+	set("PLAGD_AUTH_LOGIN_ATTEMPTS", num(&c.Auth.LoginAttempts))
+	set("PLAGD_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS", num(&c.Auth.LoginAttemptsPerAddress))
+	set("PLAGD_AUTH_LOGIN_ATTEMPTS_PER_NAME", num(&c.Auth.LoginAttemptsPerName))
+	set("PLAGD_AUTH_LOGIN_MAX_BACKOFF", dur(&c.Auth.LoginMaxBackoff))
+	set("PLAGD_AUTH_THROTTLE_ENTRIES", num(&c.Auth.ThrottleEntries))
+	set("PLAGD_AUTH_MAX_CONCURRENT_HASHES", num(&c.Auth.MaxConcurrentHashes))
+	set("PLAGD_AUTH_HASH_QUEUE", num(&c.Auth.HashQueue))
 	set("PLAGD_EXTRACT_MAX_BYTES", func(v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
 		c.Extract.MaxBytes = n
@@ -436,6 +509,25 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("http.cookie_secure must be auto, always or never, got %q", c.HTTP.CookieSecure)
 	case c.HTTP.MaxRequestBytes < 1<<10:
 		return fmt.Errorf("http.max_request_bytes must be at least 1024, got %d", c.HTTP.MaxRequestBytes)
+	case c.HTTP.MaxFormBytes < 1<<10:
+		return fmt.Errorf("http.max_form_bytes must be at least 1024, got %d", c.HTTP.MaxFormBytes)
+	case c.HTTP.ReadHeaderTimeout <= 0 || c.HTTP.ReadTimeout <= 0 || c.HTTP.UploadTimeout <= 0 ||
+		c.HTTP.WriteTimeout <= 0 || c.HTTP.IdleTimeout <= 0:
+		return fmt.Errorf("http.read_header_timeout, read_timeout, upload_timeout, write_timeout and idle_timeout must be positive durations such as 30s")
+	case c.HTTP.WriteTimeout <= c.Extract.Timeout:
+		return fmt.Errorf("http.write_timeout (%s) must exceed extract.timeout (%s), or a check of a slow file is cut off", c.HTTP.WriteTimeout, c.Extract.Timeout)
+	case c.HTTP.MaxHeaderBytes < 4<<10:
+		return fmt.Errorf("http.max_header_bytes must be at least 4096, got %d", c.HTTP.MaxHeaderBytes)
+	case c.HTTP.MaxConcurrentUploads < 1:
+		return fmt.Errorf("http.max_concurrent_uploads must be at least 1, got %d", c.HTTP.MaxConcurrentUploads)
+	case c.Auth.LoginAttempts < 1 || c.Auth.LoginAttemptsPerAddress < 1 || c.Auth.LoginAttemptsPerName < 1:
+		return fmt.Errorf("auth.login_attempts, login_attempts_per_address and login_attempts_per_name must be at least 1")
+	case c.Auth.LoginMaxBackoff < time.Second:
+		return fmt.Errorf("auth.login_max_backoff must be at least 1s, got %s", c.Auth.LoginMaxBackoff)
+	case c.Auth.ThrottleEntries < 100:
+		return fmt.Errorf("auth.throttle_entries must be at least 100, got %d", c.Auth.ThrottleEntries)
+	case c.Auth.MaxConcurrentHashes < 0 || c.Auth.HashQueue < 0:
+		return fmt.Errorf("auth.max_concurrent_hashes (0: auto) and auth.hash_queue must not be negative")
 	case c.NearDup.Distance < 0 || c.NearDup.Distance > 10:
 		return fmt.Errorf("neardup.distance must be 0 to 10 bits, got %d (3 finds re-uploads and light edits)", c.NearDup.Distance)
 	case c.NearDup.Budget < 0:

@@ -242,8 +242,8 @@ func (d *Daemon) startHTTP(ctx context.Context) (*http.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s (http.listen): %w", d.cfg.HTTP.Listen, err)
 	}
-	srv := &http.Server{Handler: d.routes(), ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := NewHTTPServer(d.cfg.HTTP, d.routes())
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			d.log.Error().Err(err).Msg("http server")

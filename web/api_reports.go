@@ -93,7 +93,8 @@ func (s *Server) apiReportFail(w http.ResponseWriter, r *http.Request, err error
 	msg := err.Error()
 	switch {
 	case status == http.StatusInternalServerError:
-		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("api")
+		s.internalError(w, r, true, err)
+		return
 	case errors.Is(err, daemon.ErrNoIndex):
 		s.log.Warn().Err(err).Msg("check refused: no index")
 		msg = noIndexMessage

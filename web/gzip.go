@@ -50,6 +50,9 @@ type gzipWriter struct {
 	status  int
 }
 
+// Unwrap lets http.ResponseController reach the connection (deadlines).
+func (g *gzipWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }
+
 func (g *gzipWriter) WriteHeader(status int) {
 	if g.decided {
 		g.ResponseWriter.WriteHeader(status)

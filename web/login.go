@@ -7,11 +7,14 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
-	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 // loginCSRFCookie carries the token the login form must echo (double
@@ -51,24 +54,29 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.showLogin(w, r, http.StatusForbidden, next, name, "The sign-in form expired or did not come from this site. Please try again.")
 		return
 	}
-	key := name + "|" + clientIP(r)
-	if wait := s.logins.blocked(key, s.now()); wait > 0 {
+	ip := clientIP(r)
+	if wait := s.logins.reserve(name, ip, s.now()); wait > 0 {
 		s.showLogin(w, r, http.StatusTooManyRequests, next, name,
 			"Too many failed attempts. Try again in "+wait.Round(time.Second).String()+".")
 		return
 	}
 	u, err := s.users.Authenticate(r.Context(), name, r.PostFormValue("password"))
 	if errors.Is(err, auth.ErrBadCredentials) {
-		s.logins.failed(key, s.now())
-		s.log.Warn().Str("user", name).Str("ip", clientIP(r)).Msg("sign-in refused")
+		s.log.Warn().Str("user", safetext.Line(name, 100)).Str("ip", ip).Msg("sign-in refused")
 		s.showLogin(w, r, http.StatusUnauthorized, next, name, "Wrong user name or password.")
 		return
 	}
 	if err != nil {
+		s.logins.refund(name, ip, false) // not judged: the attempt does not count
+		if errors.Is(err, auth.ErrBusy) {
+			w.Header().Set("Retry-After", "5")
+			s.showLogin(w, r, http.StatusServiceUnavailable, next, name, "Too many sign-ins at once. Try again in a few seconds.")
+			return
+		}
 		s.pageError(w, r, err)
 		return
 	}
-	s.logins.succeeded(key)
+	s.logins.succeeded(name, ip)
 	if n, err := s.users.PruneSessions(r.Context()); err == nil && n > 0 { // expired logins, swept as new ones arrive
 		s.log.Debug().Int64("sessions", n).Msg("expired sessions removed")
 	}
@@ -100,12 +108,41 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
-// safeNext keeps a post-login redirect on this site: a local path only.
+// maxNextBytes bounds a post-login redirect target.
+const maxNextBytes = 2048
+
+// safeNext keeps a post-login redirect on this site: only a canonical
+// same-site path is accepted, anything else becomes "/". Browsers are
+// lenient where a check is not: they drop tabs and line breaks from URLs
+// ("/\t/evil.example" becomes "//evil.example", another host), read a
+// backslash as a slash, and some decode percent escapes before deciding.
+// So the target must parse as a URL without scheme, host or user, and
+// both the raw text and the decoded path must start with exactly one '/'
+// and hold no backslash, control, format or space character.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if next == "" || len(next) > maxNextBytes || !sameSitePath(next) {
 		return "/"
 	}
-	return next
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !sameSitePath(u.Path) {
+		return "/"
+	}
+	return u.RequestURI()
+}
+
+// sameSitePath tells whether p starts with a single '/' and holds no
+// character a browser might turn into another host: a backslash, a
+// control or format character, white space or invalid UTF-8.
+func sameSitePath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsRune(p, '\\') || !utf8.ValidString(p) {
+		return false
+	}
+	for _, r := range p {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // clientIP is the caller's address for logs and the login throttle. A
@@ -123,52 +160,4 @@ func randomToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// loginThrottle slows password guessing: after 5 failures for one user name
-// from one address, each further attempt waits twice as long as the last
-// (1 s, 2 s, 4 s ... up to 15 min). It lives in memory: a restart forgives,
-// which is fine for a brake that only has to make guessing slow.
-type loginThrottle struct {
-	mu   sync.Mutex
-	fail map[string]*failures
-}
-
-type failures struct {
-	n     int
-	until time.Time
-}
-
-func newLoginThrottle() *loginThrottle { return &loginThrottle{fail: map[string]*failures{}} }
-
-func (t *loginThrottle) blocked(key string, now time.Time) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if f := t.fail[key]; f != nil && now.Before(f.until) {
-		return f.until.Sub(now)
-	}
-	return 0
-}
-
-func (t *loginThrottle) failed(key string, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.fail) > 100_000 { // bound memory under a spray of names
-		clear(t.fail)
-	}
-	f := t.fail[key]
-	if f == nil {
-		f = &failures{}
-		t.fail[key] = f
-	}
-	f.n++
-	if f.n > 5 {
-		f.until = now.Add(min(time.Second<<min(f.n-6, 20), 15*time.Minute))
-	}
-}
-
-func (t *loginThrottle) succeeded(key string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.fail, key)
 }

@@ -145,13 +145,13 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	for _, fh := range r.MultipartForm.File["file"] {
 		in, err := documentFromForm(r, fh, s.cfg.Extract.MaxBytes)
 		if err != nil {
-			notes = append(notes, fh.Filename+": "+err.Error())
+			notes = append(notes, uploadName(fh.Filename)+": "+err.Error())
 			continue
 		}
 		if len(r.MultipartForm.File["file"]) > 1 {
 			// one title or external id for many files makes no sense: each takes its file name
 			in.ExternalID = ""
-			in.Title = strings.TrimSuffix(fh.Filename, filepath.Ext(fh.Filename))
+			in.Title = strings.TrimSuffix(in.Filename, filepath.Ext(in.Filename))
 		}
 		var id int64
 		err = s.audited(r, func(tx pgx.Tx) (err error) {
@@ -160,7 +160,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		})
 		if err != nil {
 			if errors.Is(err, daemon.ErrExternalIDTaken) {
-				notes = append(notes, fh.Filename+": "+err.Error())
+				notes = append(notes, uploadName(fh.Filename)+": "+err.Error())
 				continue
 			}
 			s.pageError(w, r, err)
@@ -173,12 +173,12 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
 		if warning != "" {
 			warned++
-			notes = append(notes, fh.Filename+": stored, but "+warning)
+			notes = append(notes, in.Filename+": stored, but "+warning)
 			continue
 		}
 		res := s.recordNearDups(r.Context(), id, text)
 		if res.Err != "" {
-			notes = append(notes, fh.Filename+": stored, but "+res.Err)
+			notes = append(notes, in.Filename+": stored, but "+res.Err)
 		}
 		if len(res.List) > 0 {
 			near++

@@ -2,11 +2,14 @@ package web
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 // pageBase is what every page's layout needs: the title, who is signed in
@@ -74,12 +77,31 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, api bool, status i
 // errBadRequest carry their status, anything else is logged and shown as 500.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code := errorStatus(err)
-	msg := err.Error()
 	if status == http.StatusInternalServerError {
-		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("page")
-		msg = "the page could not be built: " + err.Error()
+		s.internalError(w, r, false, err)
+		return
 	}
-	s.fail(w, r, false, status, code, msg)
+	s.fail(w, r, false, status, code, err.Error())
+}
+
+// internalError answers an unexpected error: the log gets the error with a
+// request id, the user only "internal error (request id X)" and the id in
+// the X-Request-Id header, never the error's text, which may quote the
+// database, a file path or the query that failed.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, api bool, err error) {
+	id := requestID()
+	s.log.Error().Err(err).Str("request_id", id).Str("method", r.Method).
+		Str("path", safetext.Line(r.URL.Path, 200)).Msg("internal error")
+	w.Header().Set("X-Request-Id", id)
+	s.fail(w, r, api, http.StatusInternalServerError, "internal",
+		"internal error (request id "+id+"): the server log has the details; try again, or tell the administrator the request id")
+}
+
+// requestID is a short random id that ties an error answer to its log line.
+func requestID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Errors handlers return to say which status fits.
@@ -105,6 +127,8 @@ func errorStatus(err error) (int, string) {
 		return http.StatusRequestEntityTooLarge, "too_large"
 	case errors.Is(err, errUnsupportedType):
 		return http.StatusUnsupportedMediaType, "unsupported_media_type"
+	case errors.Is(err, auth.ErrBusy):
+		return http.StatusServiceUnavailable, "busy"
 	}
 	return http.StatusInternalServerError, "internal"
 }
@@ -138,9 +162,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // apiFail writes a handler's error as JSON, logging unexpected ones.
 func (s *Server) apiFail(w http.ResponseWriter, r *http.Request, err error) {
 	status, code := errorStatus(err)
-	msg := err.Error()
 	if status == http.StatusInternalServerError {
-		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("api")
+		s.internalError(w, r, true, err)
+		return
 	}
-	apiError(w, status, code, msg)
+	apiError(w, status, code, err.Error())
 }

@@ -342,7 +342,7 @@ func (s *Server) checkInput(r *http.Request, allowJSON bool) (text, filename str
 		if err := decodeJSON(r, &body, true); err != nil {
 			return "", "", err
 		}
-		pasted, filename = body.Text, strings.TrimSpace(body.Filename)
+		pasted, filename = body.Text, uploadName(body.Filename)
 	} else {
 		pasted = r.PostFormValue("text")
 	}

@@ -13,6 +13,14 @@ type Route struct {
 	Pattern string    // http.ServeMux pattern path, e.g. /documents/{id}
 	Role    auth.Role // "" = public (login, static files, the OpenAPI file)
 	API     bool      // JSON errors and 401 instead of pages and a redirect to /login
+	// Upload routes take files (multipart forms) or large JSON texts: only
+	// they parse multipart bodies, may read more than http.max_form_bytes,
+	// get http.upload_timeout to send it, and count against
+	// http.max_concurrent_uploads. Every route that takes an upload needs a
+	// role, so no body is read before the caller is known.
+	Upload bool
+	// NoBody routes never read the request body (the not-found page).
+	NoBody bool
 }
 
 // register wires every route. The table is the access policy at a glance:
@@ -38,13 +46,13 @@ func (s *Server) register() {
 	// pages
 	s.page("GET /{$}", teacher, s.overviewPage)
 	s.page("GET /documents", teacher, s.documentsPage)
-	s.page("POST /documents", staff, s.uploadDocuments)
+	s.uploadPage("POST /documents", staff, s.uploadDocuments)
 	s.page("GET /documents/{id}", teacher, s.reportPage)
 	s.page("GET /documents/{id}/compare/{other}", teacher, s.comparePage)
-	s.page("POST /documents/{id}/edit", staff, s.editDocument)
+	s.uploadPage("POST /documents/{id}/edit", staff, s.editDocument)
 	s.page("POST /documents/{id}/delete", staff, s.deleteDocument)
 	s.page("GET /check", teacher, s.checkForm)
-	s.page("POST /check", teacher, s.checkSubmit)
+	s.uploadPage("POST /check", teacher, s.checkSubmit)
 	s.page("GET /check/{key}", teacher, s.checkResult)
 	s.page("GET /check/{key}/compare/{other}", teacher, s.checkCompare)
 	s.page("GET /runs", teacher, s.runsPage)
@@ -62,23 +70,23 @@ func (s *Server) register() {
 	s.api("GET /api/openapi.json", public, s.openAPI)
 	s.api("GET /api/v1/me", teacher, s.apiMe)
 	s.api("GET /api/v1/documents", teacher, s.apiListDocuments)
-	s.api("POST /api/v1/documents", staff, s.apiCreateDocument)
+	s.uploadAPI("POST /api/v1/documents", staff, s.apiCreateDocument)
 	s.api("GET /api/v1/documents/{id}", teacher, s.apiGetDocument)
-	s.api("PUT /api/v1/documents/{id}", staff, s.apiUpdateDocument)
+	s.uploadAPI("PUT /api/v1/documents/{id}", staff, s.apiUpdateDocument)
 	s.api("DELETE /api/v1/documents/{id}", staff, s.apiDeleteDocument)
 	s.api("GET /api/v1/documents/{id}/similar", teacher, s.apiSimilar)
 	s.api("GET /api/v1/documents/{id}/near-duplicates", teacher, s.apiNearDuplicates)
 	s.api("GET /api/v1/documents/{id}/related", teacher, s.apiRelated)
 	s.api("GET /api/v1/documents/{id}/report", teacher, s.apiReport)
 	s.api("GET /api/v1/documents/{id}/report/{other}", teacher, s.apiPairReport)
-	s.api("POST /api/v1/check", teacher, s.apiCheck)
+	s.uploadAPI("POST /api/v1/check", teacher, s.apiCheck)
 	s.api("GET /api/v1/runs", teacher, s.apiListRuns)
 	s.api("POST /api/v1/runs", admin, s.apiTriggerRun)
 	s.api("GET /api/v1/audit", admin, s.apiAudit)
 
 	// the browser's default icon request, and a proper page for unknown paths
 	s.mux.Handle("GET /favicon.ico", http.RedirectHandler("/static/favicon.svg", http.StatusMovedPermanently))
-	s.mux.Handle("/", s.guard(Route{Pattern: "/"}, func(w http.ResponseWriter, r *http.Request) {
+	s.mux.Handle("/", s.guard(Route{Pattern: "/", NoBody: true}, func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, false, http.StatusNotFound, "not_found", "There is no page at "+r.URL.Path+".")
 	}))
 	// anything else under /api/ is a JSON 404, not a login page
@@ -97,9 +105,23 @@ func (s *Server) api(pattern string, role auth.Role, h http.HandlerFunc) {
 	s.add(pattern, role, true, h)
 }
 
+// uploadPage registers a page route that takes files.
+func (s *Server) uploadPage(pattern string, role auth.Role, h http.HandlerFunc) {
+	s.addRoute(pattern, Route{Role: role, Upload: true}, h)
+}
+
+// uploadAPI registers a JSON API route that takes files or large texts.
+func (s *Server) uploadAPI(pattern string, role auth.Role, h http.HandlerFunc) {
+	s.addRoute(pattern, Route{Role: role, API: true, Upload: true}, h)
+}
+
 func (s *Server) add(pattern string, role auth.Role, api bool, h http.HandlerFunc) {
+	s.addRoute(pattern, Route{Role: role, API: api}, h)
+}
+
+func (s *Server) addRoute(pattern string, rt Route, h http.HandlerFunc) {
 	method, path, _ := strings.Cut(pattern, " ")
-	rt := Route{Method: method, Pattern: path, Role: role, API: api}
+	rt.Method, rt.Pattern = method, path
 	s.routes = append(s.routes, rt)
 	s.mux.Handle(pattern, s.guard(rt, h))
 }

@@ -69,7 +69,9 @@ type Server struct {
 	// only; nothing of them reaches the database.
 	checks *checkCache
 	logins *loginThrottle
-	now    func() time.Time
+	// uploads bounds the uploads read and processed at once.
+	uploads *uploadSlots
+	now     func() time.Time
 }
 
 // New builds the server. It fails only when the embedded templates do not
@@ -82,9 +84,10 @@ func New(opt Options) (*Server, error) {
 	s := &Server{
 		cfg: opt.Config, pool: opt.Pool, engine: opt.Engine, neardups: opt.NearDups, runner: opt.Runner, log: opt.Log,
 		users: auth.NewStore(opt.Pool), pages: pages, mux: http.NewServeMux(),
-		reports: newReportCache(64), checks: newCheckCache(256, time.Hour), logins: newLoginThrottle(),
-		now: time.Now,
+		reports: newReportCache(64), checks: newCheckCache(256, time.Hour), logins: newLoginThrottle(opt.Config.Auth),
+		uploads: newUploadSlots(opt.Config.HTTP.MaxConcurrentUploads), now: time.Now,
 	}
+	s.users.LimitHashes(opt.Config.Auth.MaxConcurrentHashes, opt.Config.Auth.HashQueue)
 	if s.engine == nil {
 		s.engine = daemon.NewEngine(opt.Config, opt.Pool, opt.Log)
 		s.ownEngine = true

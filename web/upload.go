@@ -14,6 +14,7 @@ import (
 
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 // errTooLarge is a request or an uploaded file over its limit: 413. The
@@ -84,10 +85,7 @@ func metaFromForm(r *http.Request) (daemon.DocumentInput, error) {
 // one without parameters, or the one its extension implies when the
 // browser declared none or only application/octet-stream.
 func readUpload(fh *multipart.FileHeader, maxBytes int64) (content []byte, name, ctype string, err error) {
-	name = path.Base(strings.ReplaceAll(strings.TrimSpace(fh.Filename), `\`, "/"))
-	if name == "." || name == "/" {
-		name = ""
-	}
+	name = uploadName(fh.Filename)
 	shown := name
 	if shown == "" {
 		shown = "the uploaded file"
@@ -127,6 +125,33 @@ func readUpload(fh *multipart.FileHeader, maxBytes int64) (content []byte, name,
 		ctype = extract.ContentType(name)
 	}
 	return content, name, ctype, nil
+}
+
+// maxFilenameBytes caps a stored file name (documents.filename), as most
+// file systems do; a longer name is shortened, not refused.
+const maxFilenameBytes = 255
+
+// maxExtensionBytes is the longest extension uploadName keeps whole.
+const maxExtensionBytes = 16
+
+// uploadName is the stored name of an uploaded file: its base name
+// (browsers on Windows used to send a whole path), made one valid line of
+// text by safetext.Line, and cut to maxFilenameBytes by shortening the part
+// before the extension (ending it with an ellipsis), so that the extension,
+// which decides how the file is read, survives.
+func uploadName(raw string) string {
+	name := path.Base(strings.ReplaceAll(safetext.Line(raw, 0), `\`, "/"))
+	if name == "." || name == "/" {
+		return ""
+	}
+	if len(name) <= maxFilenameBytes {
+		return name
+	}
+	ext := path.Ext(name)
+	if len(ext) > maxExtensionBytes || len(ext) == len(name) {
+		ext = ""
+	}
+	return safetext.Clip(strings.TrimSuffix(name, ext), maxFilenameBytes-len(ext)) + ext
 }
 
 // parseYear reads a year field: "" is unknown (0).
