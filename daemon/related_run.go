@@ -151,6 +151,7 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 	cfg := e.cfg.Related
 	method := cfg.Method
 	u.stats.Method, u.stats.Queries = method, len(st.ids)
+	e.log.Debug().Str("method", method).Int("queries", len(st.ids)).Msg("related self join started")
 	same := make([]int32, len(st.ids))
 	for i := range same {
 		same[i] = int32(i)

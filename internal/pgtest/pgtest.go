@@ -59,6 +59,7 @@ var (
 	dbSeq     atomic.Int64
 
 	cleanupOnce sync.Once
+	settingUp   atomic.Bool // true once setup may have created something to remove
 )
 
 // Main runs the tests and then removes what the harness created: the
@@ -71,6 +72,14 @@ func Main(m *testing.M) {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sig
+		if !settingUp.Load() {
+			// Nothing to remove: act as if pgtest were not listening, so
+			// that a helper process's own signal handling (or the default
+			// action) decides.
+			signal.Stop(sig)
+			_ = syscall.Kill(os.Getpid(), s.(syscall.Signal))
+			return
+		}
 		cleanup()
 		fmt.Fprintf(os.Stderr, "pgtest: %v: test database removed\n", s)
 		os.Exit(1)
@@ -105,6 +114,7 @@ func setup() error {
 }
 
 func doSetup() error {
+	settingUp.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if u := os.Getenv(EnvURL); u != "" {
