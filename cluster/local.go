@@ -117,7 +117,7 @@ func (n *LocalNode) Deliver(_ context.Context, docs []invindex.DocChunks, index 
 }
 
 // Build implements Node.
-func (n *LocalNode) Build(context.Context) (BuildStats, error) {
+func (n *LocalNode) Build(ctx context.Context) (BuildStats, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.run == nil {
@@ -126,7 +126,12 @@ func (n *LocalNode) Build(context.Context) (BuildStats, error) {
 	var flipped []invindex.DocID
 	switch {
 	case n.run.Full:
-		base := invindex.BuildSlice(n.lo, n.hi, n.added)
+		// The longest step of a node (seconds per ten million postings):
+		// it gives up when the run is cancelled.
+		base := invindex.BuildSliceStop(n.lo, n.hi, n.added, func() bool { return ctx.Err() != nil })
+		if base == nil {
+			return BuildStats{}, ctx.Err()
+		}
 		n.pending, _ = NewNodeState(base, n.run.Run, invindex.Delta{Base: n.run.Run, BaseDocs: len(n.added)})
 	case n.run.DFCap > 0:
 		// A chunk's df spans base and delta; the cap needs it exact and the

@@ -19,7 +19,8 @@ type commitStats struct {
 // commitRun writes a run's outcome in ONE transaction (DESIGN.md section 2,
 // step 8): readers see the previous run or this one, never a mix, and a crash
 // before COMMIT leaves the previous run intact with the change log unconsumed.
-func commitRun(ctx context.Context, pool *pgxpool.Pool, runID int64, full bool, topK int,
+// fence, when set, is checked last, inside the transaction (MasterLock.Held).
+func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Context, pgx.Tx) error, runID int64, full bool, topK int,
 	out *cluster.Outcome, cs *changeSet, nd *nearDupUpdate, rel *relatedUpdate, rt *routingUpdate) (commitStats, error) {
 	var st commitStats
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -98,6 +99,11 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, runID int64, full bool, 
 			where id = $1`,
 			runID, len(cs.changed), len(out.Docs)-failed, len(out.Deleted), failed,
 			out.Recomputed, out.Postings, st.RowsWritten)
+		if err == nil && fence != nil {
+			// Last: the run's row is locked by now, so a master that takes
+			// the lock after this check waits for this commit to finish.
+			err = fence(ctx, tx)
+		}
 		return err
 	})
 	return st, err

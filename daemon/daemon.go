@@ -17,12 +17,19 @@ import (
 // Daemon is `plagd serve`: the master that runs on a cron schedule and shortly
 // after changes, plus the HTTP endpoints. One master per database is enforced
 // by a PostgreSQL advisory lock.
+//
+// The daemon outlives its database: when PostgreSQL goes away, the HTTP
+// server stays up (/healthz answers, /readyz says why it is not ready, the
+// pages and the API answer 503 with Retry-After), runs pause, and the master
+// lock, lost with its session, is taken again when PostgreSQL is back; the
+// next run then consumes every change made meanwhile.
 type Daemon struct {
 	cfg     Config
 	pool    *pgxpool.Pool
 	log     zerolog.Logger
 	engine  *Engine
 	metrics *Metrics
+	health  *Health
 	cron    *cron.Cron
 	cronID  cron.EntryID
 
@@ -43,29 +50,34 @@ func NewDaemon(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Daemon {
 	e.Metrics = m
 	m.WatchExtract(e.Extractor())
 	e.SaveInBackground = true
-	return &Daemon{cfg: cfg, pool: pool, log: log, engine: e, metrics: m, trigger: make(chan string, 1)}
+	return &Daemon{cfg: cfg, pool: pool, log: log, engine: e, metrics: m, health: NewHealth(), trigger: make(chan string, 1)}
 }
+
+// Health is the daemon's view of its database, for the web layer's 503s.
+func (d *Daemon) Health() *Health { return d.health }
+
+// Timing of the outage handling; variables so tests can shorten them.
+var (
+	healthInterval = time.Second      // database pings of the monitor
+	relockMin      = time.Second      // first wait before retaking a lost master lock
+	relockMax      = 15 * time.Second // longest wait between attempts
+	listenMax      = 15 * time.Second // longest wait before the change listener reconnects
+)
 
 // Serve takes the master lock, starts the HTTP server, the schedule and the
 // change listener, and runs until ctx ends (SIGTERM): the run in progress is
-// then aborted cleanly (nothing of it is committed) and Serve returns.
+// then aborted cleanly (nothing of it is committed) and Serve returns. When
+// the lock is lost (its database session died: PostgreSQL stopped or
+// restarted, network cut), the run in progress is abandoned uncommitted and
+// Serve takes the lock again, with backoff, before any new run.
 func (d *Daemon) Serve(ctx context.Context) error {
 	lock, err := AcquireMaster(ctx, d.pool, d.cfg.Schedule.LockWait)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
+	defer func() { lock.Release() }()
 	defer d.engine.WaitSaved() // index files of the last run are complete before exit
 	defer d.engine.Close()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go func() {
-		select {
-		case <-lock.Lost():
-			cancel(errors.New("lost the master lock (database connection dropped); stopping so that no two masters run"))
-		case <-ctx.Done():
-		}
-	}()
 
 	// The schedule is set up before the HTTP server starts, so that pages
 	// reading NextRun never race with it.
@@ -87,6 +99,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		_ = srv.Shutdown(sctx)
 	}()
 
+	go d.health.Watch(ctx, d.pool, healthInterval, d.log, func(time.Duration) { d.request("database back") })
 	if d.cfg.Schedule.Prompt {
 		go d.watchChanges(ctx)
 	}
@@ -97,16 +110,84 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	d.log.Info().Str("listen", d.cfg.HTTP.Listen).Str("cron", d.cfg.Schedule.Cron).Msg("plagd serving")
 
 	for {
-		select {
-		case <-ctx.Done():
-			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-				return cause
-			}
+		d.master(ctx, lock)
+		lock.Release()
+		if ctx.Err() != nil {
 			d.log.Info().Msg("stopping")
 			return nil
+		}
+		next, err := d.relock(ctx)
+		if err != nil {
+			d.log.Info().Msg("stopping")
+			return nil
+		}
+		lock = next
+		d.request("master lock retaken")
+	}
+}
+
+// master runs what is requested while lock is held, until ctx ends or the
+// lock is lost. A run in progress when the lock is lost is cancelled, and
+// its commit would be refused anyway (Engine.SetMasterLock).
+func (d *Daemon) master(ctx context.Context, lock *MasterLock) {
+	d.engine.SetMasterLock(lock)
+	d.health.setLock("")
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() { // a run in progress stops at once
+		select {
+		case <-lock.Lost():
+			cancel(ErrLockLost)
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), ErrLockLost) {
+				d.health.setLock("master lock lost; retaking it")
+				d.log.Error().Msg("lost the master lock (its database session died): runs stop until it is retaken")
+			}
+			return
 		case reason := <-d.trigger:
+			if why, _, down := d.health.DatabaseDown(); down {
+				// The monitor requests a run when the database is back.
+				d.log.Warn().Str("reason", reason).Str("database", why).Msg("run postponed: database unreachable")
+				continue
+			}
 			d.runOnce(ctx, reason, false)
 		}
+	}
+}
+
+// relock takes the master lock again after it was lost, retrying with
+// backoff while the database is unreachable or another master holds it.
+// It fails only when ctx ends.
+func (d *Daemon) relock(ctx context.Context) (*MasterLock, error) {
+	delay := relockMin
+	for attempt := 1; ; attempt++ {
+		lock, err := AcquireMaster(ctx, d.pool, false)
+		if err == nil {
+			d.health.setLock("")
+			d.log.Info().Int("attempt", attempt).Msg("master lock retaken")
+			return lock, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		reason := "master lock lost; retaking it: " + oneLine(err.Error())
+		var other *OtherMasterError
+		if errors.As(err, &other) {
+			reason = "another master holds the lock (" + other.Holder() + "); waiting for it"
+		}
+		d.health.setLock(reason)
+		d.log.Warn().Err(err).Int("attempt", attempt).Dur("retry_in", delay).Msg("could not retake the master lock")
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, relockMax)
 	}
 }
 
@@ -202,7 +283,7 @@ func (d *Daemon) listen(ctx context.Context, notified chan<- struct{}) {
 		case <-time.After(backoff):
 		case <-ctx.Done():
 		}
-		backoff = min(2*backoff, time.Minute)
+		backoff = min(2*backoff, listenMax)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
@@ -59,6 +60,10 @@ type Engine struct {
 	// with the web interface of the same process (Extractor).
 	extract *sandbox.Pool
 
+	// lock is the master lock the runs are made under (SetMasterLock); a
+	// run commits only while it is held. nil: no check (tests).
+	lock atomic.Pointer[MasterLock]
+
 	saveMu sync.Mutex     // one save at a time
 	saving sync.WaitGroup // background saves in flight
 }
@@ -93,6 +98,20 @@ func (e *Engine) masterLog() zerolog.Logger { return e.log.With().Str("component
 
 // cur is the current master.
 func (e *Engine) cur() *cluster.Master { return e.master.Load() }
+
+// SetMasterLock names the master lock the engine's runs are made under:
+// a run then commits only if that lock's session still holds the lock
+// when it commits (MasterLock.Held).
+func (e *Engine) SetMasterLock(l *MasterLock) { e.lock.Store(l) }
+
+// fence is the commit-time check of the master lock, nil without one.
+func (e *Engine) fence() func(context.Context, pgx.Tx) error {
+	l := e.lock.Load()
+	if l == nil {
+		return nil
+	}
+	return l.Held
+}
 
 // Close closes the connections to remote nodes and stops the extraction
 // processes.
@@ -251,7 +270,7 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		return rep, err
 	}
 	t = time.Now()
-	st, err := commitRun(ctx, e.pool, runID, full, e.cfg.Engine.TopK, out, cs, nd, rel, rt)
+	st, err := commitRun(ctx, e.pool, e.fence(), runID, full, e.cfg.Engine.TopK, out, cs, nd, rel, rt)
 	rep.Phases["commit"] = time.Since(t)
 	if err != nil {
 		e.abort(ctx)
@@ -497,7 +516,7 @@ func startRun(ctx context.Context, pool *pgxpool.Pool, kind, settings string) (i
 // failRun records why a run did not commit.
 func failRun(ctx context.Context, pool *pgxpool.Pool, id int64, cause error, log zerolog.Logger) {
 	status := "failed"
-	if errors.Is(cause, context.Canceled) {
+	if errors.Is(cause, context.Canceled) || errors.Is(cause, ErrLockLost) {
 		status = "aborted"
 	}
 	log.Error().Err(cause).Str("status", status).Msg("run did not commit; the previous run stays current")

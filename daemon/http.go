@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // routes wires the daemon's own HTTP endpoints. /healthz says the process
-// lives; /readyz that it holds the master lock and reaches PostgreSQL;
+// lives (it answers even while PostgreSQL is down); /readyz that it holds
+// the master lock and reaches PostgreSQL, or, with 503, why not;
 // /metrics is for Prometheus. Everything else (pages, JSON API) is the UI
 // handler set with SetUI: the web package, which imports this one, so the
 // daemon does not know about pages or users.
@@ -54,12 +56,23 @@ func (d *Daemon) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := d.pool.Ping(ctx); err != nil {
-		http.Error(w, "database unreachable: "+err.Error(), http.StatusServiceUnavailable)
+		d.health.ReportError(err)
+		notReady(w, "database unreachable: "+oneLine(err.Error()))
+		return
+	}
+	if why := d.health.NotReady(); why != "" {
+		notReady(w, why)
 		return
 	}
 	if !ready {
-		http.Error(w, "starting", http.StatusServiceUnavailable)
+		notReady(w, "starting")
 		return
 	}
 	fmt.Fprintln(w, "ready")
+}
+
+// notReady answers /readyz with 503 and the reason.
+func notReady(w http.ResponseWriter, why string) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter/time.Second)))
+	http.Error(w, "not ready: "+why, http.StatusServiceUnavailable)
 }

@@ -72,6 +72,7 @@ func orLocal(addr string) string {
 // plagd lives, Lost reports it, because another master may now take over.
 type MasterLock struct {
 	conn   *pgx.Conn
+	pid    uint32     // the lock session's backend pid (pg_locks.pid), for the commit fence
 	mu     sync.Mutex // serialises use of conn between the watcher and Release
 	lost   chan struct{}
 	stop   context.CancelFunc
@@ -219,7 +220,7 @@ func parseMasterAppName(s string) (pid int, host string) {
 // within about watchInterval+watchTimeout.
 func watch(conn *pgx.Conn) *MasterLock {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &MasterLock{conn: conn, lost: make(chan struct{}), stop: cancel, done: make(chan struct{})}
+	l := &MasterLock{conn: conn, pid: conn.PgConn().PID(), lost: make(chan struct{}), stop: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		t := time.NewTicker(watchInterval)
@@ -251,6 +252,31 @@ func watch(conn *pgx.Conn) *MasterLock {
 		}
 	}()
 	return l
+}
+
+// ErrLockLost is why a run stops, or refuses to commit, once the master
+// lock's session has died: another master may hold the lock by now.
+var ErrLockLost = errors.New("lost the master lock (its database session died); the run is abandoned so that no two masters commit")
+
+// Held checks, inside tx, that the lock session still holds the master
+// lock. A run calls it in its commit transaction, so that a master whose
+// lock session died (and whose watcher has not noticed yet) cannot commit:
+// the fence makes "never two masters" hold for what reaches the database,
+// not only for what the watcher sees.
+func (l *MasterLock) Held(ctx context.Context, tx pgx.Tx) error {
+	var held bool
+	err := tx.QueryRow(ctx, `select exists (select 1 from pg_locks
+		where locktype = 'advisory' and granted and pid = $1
+		  and database = (select oid from pg_database where datname = current_database())
+		  and classid = $2 and objid = $3 and objsubid = 2)`,
+		int64(l.pid), uint32(migrations.LockNamespace), uint32(migrations.LockKeyMaster)).Scan(&held)
+	if err != nil {
+		return fmt.Errorf("check the master lock: %w", err)
+	}
+	if !held {
+		return ErrLockLost
+	}
+	return nil
 }
 
 // Lost is closed when the lock session has died, after which another master

@@ -16,11 +16,12 @@ import (
 // other queries, so the lists equal those of one join in one place: the
 // reference tests run on remote nodes check it). A node that fails is
 // replaced by the master computing its slice: the result is the same, only
-// slower, so a run is not lost to it.
-func (e *Engine) joinRelated(ctx context.Context, j remote.RelatedJob) [][]related.Neighbor {
+// slower, so a run is not lost to it. When ctx ends the join stops within
+// about one task and returns ctx's error.
+func (e *Engine) joinRelated(ctx context.Context, j remote.RelatedJob) ([][]related.Neighbor, error) {
 	clients := e.relatedClients()
 	if len(clients) == 0 || len(j.Queries) < len(clients) {
-		return remote.RunRelated(j)
+		return remote.RunRelated(ctx, j)
 	}
 	out := make([][]related.Neighbor, len(j.Queries))
 	var g errgroup.Group
@@ -33,18 +34,25 @@ func (e *Engine) joinRelated(ctx context.Context, j remote.RelatedJob) [][]relat
 		}
 		g.Go(func() error {
 			lists, err := c.Related(ctx, part)
-			if err == nil {
+			switch {
+			case err == nil:
 				e.relatedRemote.Add(int64(hi - lo))
-			} else {
+			case ctx.Err() != nil:
+				return context.Cause(ctx)
+			default:
 				e.log.Warn().Err(err).Int("queries", hi-lo).Msg("related join on a node failed; the master computes its share")
-				lists = remote.RunRelated(part)
+				if lists, err = remote.RunRelated(ctx, part); err != nil {
+					return err
+				}
 			}
 			copy(out[lo:hi], lists)
 			return nil
 		})
 	}
-	g.Wait()
-	return out
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // relatedClients are the remote nodes of the current master (none with

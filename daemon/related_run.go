@@ -114,7 +114,9 @@ func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *
 		u.vectors = append(u.vectors, more...)
 		st := newRelatedState(runID, u.vectors)
 		u.state = st
-		e.selfJoin(ctx, u, st)
+		if err := e.selfJoin(ctx, u, st); err != nil {
+			return nil, err
+		}
 		st.lists = u.lists
 		return u, nil
 	}
@@ -145,19 +147,24 @@ func (st *relatedState) index(id int64) int {
 }
 
 // selfJoin recomputes every list: every document a query against all.
-func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedState) {
+func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedState) error {
 	cfg := e.cfg.Related
 	method := cfg.Method
 	u.stats.Method, u.stats.Queries = method, len(st.ids)
+	e.log.Debug().Str("method", method).Int("queries", len(st.ids)).Msg("related self join started")
 	same := make([]int32, len(st.ids))
 	for i := range same {
 		same[i] = int32(i)
 	}
-	lists := e.joinRelated(ctx, remote.RelatedJob{K: cfg.K, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
+	lists, err := e.joinRelated(ctx, remote.RelatedJob{K: cfg.K, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
 		Data: st.vecs, Queries: st.vecs, Same: same})
+	if err != nil {
+		return err
+	}
 	for i, l := range lists {
 		u.lists[st.ids[i]] = rowsOf(st, l)
 	}
+	return nil
 }
 
 func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {
@@ -237,7 +244,10 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 				floor[i] = l[len(l)-1].cosine
 			}
 		}
-		lists, above := e.batchAbove(st, rd.indexed, floor)
+		lists, above, err := e.batchAbove(ctx, st, rd.indexed, floor)
+		if err != nil {
+			return err
+		}
 		for j, id := range rd.indexed {
 			u.lists[id] = rowsOf(st, lists[j])
 		}
@@ -251,10 +261,14 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 			pos++
 		}
 	} else {
-		e.exactLists(ctx, u, st, slices.Clone(rd.indexed))
+		if err := e.exactLists(ctx, u, st, slices.Clone(rd.indexed)); err != nil {
+			return err
+		}
 		back = make([][]related.Neighbor, len(rest))
 		if len(batch) > 0 && len(rest) > 0 {
-			back = e.joinRelated(ctx, remote.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest})
+			if back, err = e.joinRelated(ctx, remote.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest}); err != nil {
+				return err
+			}
 		}
 	}
 	if len(rest) == 0 {
@@ -327,7 +341,9 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		}
 	}
 	u.stats.Queries = len(rd.indexed) + len(redo)
-	e.exactLists(ctx, u, st, redo)
+	if err := e.exactLists(ctx, u, st, redo); err != nil {
+		return err
+	}
 	if prev != nil && prev.lists != nil {
 		// The next run's stored lists: the committed ones, patched.
 		st.lists = make(map[int64][]relatedRow, len(prev.lists)+len(rd.indexed))
@@ -363,25 +379,30 @@ func sameList(l []related.Neighbor, stored []relatedRow, st *relatedState) bool 
 // batchAbove joins the documents ids (of st) with all of st in this
 // process: their lists, and per document of st the ids whose cosine with
 // it reaches floor (related.ExactAbove), as positions in ids.
-func (e *Engine) batchAbove(st *relatedState, ids []int64, floor []float32) (lists, above [][]related.Neighbor) {
+func (e *Engine) batchAbove(ctx context.Context, st *relatedState, ids []int64, floor []float32) (lists, above [][]related.Neighbor, err error) {
 	q := make([]related.Vector, len(ids))
 	same := make([]int32, len(ids))
 	for j, id := range ids {
 		i := st.index(id)
 		q[j], same[j] = st.vecs[i], int32(i)
 	}
-	pool := related.Pool(runtime.GOMAXPROCS(0))
-	s := related.Prepare(q, st.vecs, false, pool)
-	s.SameAs(same)
-	lists, above, _ = related.ExactAbove(s, related.NewIndex(s), e.cfg.Related.K, floor, pool)
-	return lists, above
+	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
+	err = related.Catch(func() {
+		s := related.Prepare(q, st.vecs, false, pool)
+		s.SameAs(same)
+		lists, above, _ = related.ExactAbove(s, related.NewIndex(s), e.cfg.Related.K, floor, pool)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return lists, above, nil
 }
 
 // exactLists recomputes the lists of ids (documents of st) by an exact join
 // against all of st.
-func (e *Engine) exactLists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64) {
+func (e *Engine) exactLists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64) error {
 	if len(ids) == 0 {
-		return
+		return nil
 	}
 	slices.Sort(ids)
 	q := make([]related.Vector, len(ids))
@@ -390,10 +411,14 @@ func (e *Engine) exactLists(ctx context.Context, u *relatedUpdate, st *relatedSt
 		i := st.index(id)
 		q[j], same[j] = st.vecs[i], int32(i)
 	}
-	lists := e.joinRelated(ctx, remote.RelatedJob{K: e.cfg.Related.K, Method: "exact", Data: st.vecs, Queries: q, Same: same})
+	lists, err := e.joinRelated(ctx, remote.RelatedJob{K: e.cfg.Related.K, Method: "exact", Data: st.vecs, Queries: q, Same: same})
+	if err != nil {
+		return err
+	}
 	for j, l := range lists {
 		u.lists[ids[j]] = rowsOf(st, l)
 	}
+	return nil
 }
 
 // committedRelated is the engine's copy of the related-documents state if

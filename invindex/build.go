@@ -60,6 +60,14 @@ const (
 // 128K postings has), so many short documents cost about as much per
 // posting as few long ones.
 func BuildSlice(lo, hi uint64, docs []DocChunks) *Slice {
+	return BuildSliceStop(lo, hi, docs, nil)
+}
+
+// BuildSliceStop is BuildSlice for a caller that may need the build to end
+// early (a run being cancelled): stop is asked between groups of buckets,
+// every few hundred thousand postings, and once it reports true the build
+// gives up and returns nil. A nil stop never stops.
+func BuildSliceStop(lo, hi uint64, docs []DocChunks, stop func() bool) *Slice {
 	checkRange(lo, hi)
 	var total uint64
 	for i := range docs {
@@ -78,7 +86,11 @@ func BuildSlice(lo, hi uint64, docs []DocChunks) *Slice {
 		panic("invindex: more than 2^31-1 documents in one build")
 	}
 	b := newBucketer(lo, hi, docs, total)
+	b.stop = stop
 	nk := b.run(nil)
+	if nk < 0 {
+		return nil
+	}
 	s := &Slice{
 		lo:   lo,
 		hi:   hi,
@@ -86,7 +98,9 @@ func BuildSlice(lo, hi uint64, docs []DocChunks) *Slice {
 		offs: make([]uint32, nk+1),
 		docs: make([]Posting, total),
 	}
-	b.run(s)
+	if b.run(s) < 0 {
+		return nil
+	}
 	present := NewDocSet(int(b.maxDoc))
 	for i := range docs {
 		if len(docs[i].Chunks) > 0 {
@@ -115,6 +129,8 @@ type bucketer struct {
 	tmp      []uint64 // one bucket's sort scratch
 	bitmap   []uint64 // one bucket's distinct-chunk bitmap (counting round), if worth it
 	maxGroup int
+
+	stop func() bool // asked once per group; true: give up (nil: never)
 }
 
 // newBucketer checks the input, chooses the geometry and counts the
@@ -208,11 +224,14 @@ func newBucketer(lo, hi uint64, docs []DocChunks, total uint64) *bucketer {
 
 // run makes one round over all groups: with s == nil it returns the number
 // of distinct chunk IDs; otherwise it fills s, whose arrays the counting
-// round sized exactly.
+// round sized exactly. It returns -1 when stop asked it to give up.
 func (b *bucketer) run(s *Slice) int {
 	clear(b.pos)
 	nk, k, p := 0, 0, 0
 	for g := 1; g < len(b.groups); g++ {
+		if b.stop != nil && b.stop() {
+			return -1
+		}
 		b0, b1 := b.groups[g-1], b.groups[g]
 		if s == nil {
 			if n, ok := b.countBits(b0, b1); ok {

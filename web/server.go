@@ -37,7 +37,10 @@ type Options struct {
 	// in-memory simhash index serves the process. nil: New builds one.
 	NearDups *daemon.NearDups
 	Runner   Runner // nil: no daemon in this process
-	Log      zerolog.Logger
+	// Health, when set, makes the server answer 503 while the database is
+	// unreachable (unavailable.go); the daemon shares its own (Daemon.Health).
+	Health Availability
+	Log    zerolog.Logger
 }
 
 // Server is plagd's web interface and JSON API: server-rendered pages for
@@ -57,6 +60,7 @@ type Server struct {
 	// simhash, before any run (upload-time hashes) and after.
 	neardups *daemon.NearDups
 	runner   Runner
+	health   Availability // nil: no outage handling
 	log      zerolog.Logger
 	users    *auth.Store
 	pages    map[string]*template.Template
@@ -82,7 +86,7 @@ func New(opt Options) (*Server, error) {
 		return nil, fmt.Errorf("web templates: %w", err)
 	}
 	s := &Server{
-		cfg: opt.Config, pool: opt.Pool, engine: opt.Engine, neardups: opt.NearDups, runner: opt.Runner, log: opt.Log,
+		cfg: opt.Config, pool: opt.Pool, engine: opt.Engine, neardups: opt.NearDups, runner: opt.Runner, health: opt.Health, log: opt.Log,
 		users: auth.NewStore(opt.Pool), pages: pages, mux: http.NewServeMux(),
 		reports: newReportCache(64), checks: newCheckCache(256, time.Hour), logins: newLoginThrottle(opt.Config.Auth),
 		uploads: newUploadSlots(opt.Config.HTTP.MaxConcurrentUploads), now: time.Now,
@@ -111,7 +115,7 @@ func (s *Server) Close() {
 
 // Handler serves every route, with the security headers every response
 // carries, compressed for clients that accept gzip.
-func (s *Server) Handler() http.Handler { return securityHeaders(gzipped(s.mux)) }
+func (s *Server) Handler() http.Handler { return securityHeaders(gzipped(s.unavailable(s.mux))) }
 
 // Routes lists every route with the least role it needs: the tests walk
 // it to prove that each one refuses an anonymous or too-weak caller.

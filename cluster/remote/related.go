@@ -84,18 +84,26 @@ func unpackVectors(dst []related.Vector, p *nodepb.RelatedPart) ([]related.Vecto
 
 // RunRelated computes a job where it is: the node's side of the Related
 // RPC, and what the master does itself without nodes.
-func RunRelated(j RelatedJob) [][]related.Neighbor {
-	pool := related.Pool(runtime.GOMAXPROCS(0))
-	s := related.Prepare(j.Queries, j.Data, false, pool)
-	if j.Same != nil {
-		s.SameAs(j.Same)
+//
+// It stops within about one task of ctx ending (related.Stoppable) and then
+// returns ctx's error and no lists.
+func RunRelated(ctx context.Context, j RelatedJob) (lists [][]related.Neighbor, err error) {
+	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
+	err = related.Catch(func() {
+		s := related.Prepare(j.Queries, j.Data, false, pool)
+		if j.Same != nil {
+			s.SameAs(j.Same)
+		}
+		if j.Method == "zolip" {
+			lists, _ = related.ZOLIP(s, related.Params{K: j.K, Lambda: j.Lambda, Sigma: j.Sigma}, pool)
+			return
+		}
+		lists, _ = related.Exact(s, related.NewIndex(s), j.K, pool)
+	})
+	if err != nil {
+		return nil, err
 	}
-	if j.Method == "zolip" {
-		lists, _ := related.ZOLIP(s, related.Params{K: j.K, Lambda: j.Lambda, Sigma: j.Sigma}, pool)
-		return lists
-	}
-	lists, _ := related.Exact(s, related.NewIndex(s), j.K, pool)
-	return lists
+	return lists, nil
 }
 
 // Related implements nodepb.NodeServer.
@@ -135,7 +143,10 @@ func (s *Server) Related(stream nodepb.Node_RelatedServer) error {
 		return badRequest(fmt.Errorf("related: %d vectors received, the job announced %d", len(all), jb.Data+jb.Queries))
 	}
 	j.Data, j.Queries = all[:jb.Data], all[jb.Data:]
-	lists := RunRelated(j)
+	lists, err := RunRelated(stream.Context(), j)
+	if err != nil {
+		return err
+	}
 	for _, m := range packNeighbors(lists) {
 		if err := stream.Send(m); err != nil {
 			return err

@@ -65,7 +65,7 @@ func TestRemote_RelatedSameAsLocal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := RunRelated(j); !reflect.DeepEqual(got, want) {
+			if want, _ := RunRelated(context.Background(), j); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s (same %v): remote lists differ from local ones", method, s != nil)
 			}
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -36,6 +37,16 @@ when the index in the data directory is missing, stale or damaged.`,
 			defer lock.Release()
 			eng := daemon.NewEngine(cfg, pool, log)
 			defer eng.Close()
+			eng.SetMasterLock(lock) // the run commits only while the lock is held
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			go func() {
+				select {
+				case <-lock.Lost():
+					cancel(daemon.ErrLockLost)
+				case <-ctx.Done():
+				}
+			}()
 			rep, err := eng.Run(ctx, full)
 			if err != nil {
 				return err

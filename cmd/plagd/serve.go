@@ -39,7 +39,7 @@ need an account: create the first one with
 			}
 			log := logger(cfg)
 			d := daemon.NewDaemon(cfg, pool, log)
-			ui, err := web.New(web.Options{Config: cfg, Pool: pool, Engine: d.Engine(), Runner: d, Log: log})
+			ui, err := web.New(web.Options{Config: cfg, Pool: pool, Engine: d.Engine(), Runner: d, Health: d.Health(), Log: log})
 			if err != nil {
 				return err
 			}

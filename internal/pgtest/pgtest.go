@@ -59,6 +59,7 @@ var (
 	dbSeq     atomic.Int64
 
 	cleanupOnce sync.Once
+	settingUp   atomic.Bool // true once setup may have created something to remove
 )
 
 // Main runs the tests and then removes what the harness created: the
@@ -71,6 +72,14 @@ func Main(m *testing.M) {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sig
+		if !settingUp.Load() {
+			// Nothing to remove: act as if pgtest were not listening, so
+			// that a helper process's own signal handling (or the default
+			// action) decides.
+			signal.Stop(sig)
+			_ = syscall.Kill(os.Getpid(), s.(syscall.Signal))
+			return
+		}
 		cleanup()
 		fmt.Fprintf(os.Stderr, "pgtest: %v: test database removed\n", s)
 		os.Exit(1)
@@ -105,6 +114,7 @@ func setup() error {
 }
 
 func doSetup() error {
+	settingUp.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if u := os.Getenv(EnvURL); u != "" {
@@ -113,7 +123,7 @@ func doSetup() error {
 		}
 		serverURL = u
 	} else {
-		c, err := startCluster(ctx)
+		c, err := startCluster(ctx, false)
 		if err != nil {
 			return err
 		}
@@ -280,6 +290,14 @@ type pgCluster struct {
 	url  string
 	proc *os.Process
 	done chan struct{} // closed when the postmaster has exited
+
+	bin, data, logPath string
+	port               int
+	cred               *syscall.Credential
+	// durable makes a commit wait for its WAL to reach the kernel, so that
+	// an immediate shutdown (the process dies, the machine does not) keeps
+	// every acknowledged transaction; fsync stays off.
+	durable bool
 }
 
 const (
@@ -293,7 +311,7 @@ var installHint = "no PostgreSQL server binaries found (looked in /usr/lib/postg
 
 // startCluster runs initdb and starts postgres as a child process. As root it
 // runs them as the "postgres" user, since PostgreSQL refuses to run as root.
-func startCluster(ctx context.Context) (*pgCluster, error) {
+func startCluster(ctx context.Context, durable bool) (*pgCluster, error) {
 	bin, err := findBinDir()
 	if err != nil {
 		return nil, err
@@ -308,7 +326,7 @@ func startCluster(ctx context.Context) (*pgCluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create cluster directory: %w", err)
 	}
-	c := &pgCluster{dir: dir, done: make(chan struct{})}
+	c := &pgCluster{dir: dir, done: make(chan struct{}), durable: durable}
 	ok := false
 	defer func() {
 		if !ok {
@@ -337,35 +355,46 @@ func startCluster(ctx context.Context) (*pgCluster, error) {
 		return nil, fmt.Errorf("initdb (%s): %w\n%s", bin, err, out)
 	}
 
-	port := 20000 + rand.IntN(40000) // the socket directory is private; a port cannot clash
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close()
-	pg := exec.Command(filepath.Join(bin, "postgres"),
-		"-D", data, "-k", dir, "-p", strconv.Itoa(port),
-		"-c", "listen_addresses=",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=200",
-	)
-	pg.Dir = dir
-	pg.Stdout, pg.Stderr = logf, logf
-	// SIGQUIT is PostgreSQL's immediate shutdown: if the test binary dies
-	// without cleaning up, the kernel stops the server for us.
-	pg.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
-	if err := pg.Start(); err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
-	}
-	c.proc = pg.Process
-	go func() { pg.Wait(); close(c.done) }()
-
-	c.url = fmt.Sprintf("postgres://plagd@/postgres?host=%s&port=%d&sslmode=disable", url.QueryEscape(dir), port)
-	if err := c.waitReady(ctx, logPath); err != nil {
+	c.bin, c.cred, c.data, c.logPath = bin, cred, data, logPath
+	c.port = 20000 + rand.IntN(40000) // the socket directory is private; a port cannot clash
+	c.url = fmt.Sprintf("postgres://plagd@/postgres?host=%s&port=%d&sslmode=disable", url.QueryEscape(dir), c.port)
+	if err := c.start(ctx); err != nil {
 		return nil, err
 	}
 	ok = true
 	return c, nil
+}
+
+// start runs the postmaster on the cluster's data directory and port and
+// waits until it accepts connections.
+func (c *pgCluster) start(ctx context.Context) error {
+	logf, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	syncCommit := "off"
+	if c.durable {
+		syncCommit = "on"
+	}
+	pg := exec.Command(filepath.Join(c.bin, "postgres"),
+		"-D", c.data, "-k", c.dir, "-p", strconv.Itoa(c.port),
+		"-c", "listen_addresses=",
+		"-c", "fsync=off", "-c", "synchronous_commit="+syncCommit, "-c", "full_page_writes=off",
+		"-c", "max_connections=200",
+	)
+	pg.Dir = c.dir
+	pg.Stdout, pg.Stderr = logf, logf
+	// SIGQUIT is PostgreSQL's immediate shutdown: if the test binary dies
+	// without cleaning up, the kernel stops the server for us.
+	pg.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+	if err := pg.Start(); err != nil {
+		return fmt.Errorf("start postgres: %w", err)
+	}
+	done := make(chan struct{})
+	c.proc, c.done = pg.Process, done
+	go func() { pg.Wait(); close(done) }()
+	return c.waitReady(ctx, c.logPath)
 }
 
 // waitReady polls until the server accepts connections.
@@ -395,6 +424,14 @@ func (c *pgCluster) waitReady(ctx context.Context, logPath string) error {
 // stop shuts the server down immediately (its data is thrown away anyway)
 // and deletes the directory.
 func (c *pgCluster) stop() {
+	c.halt()
+	os.RemoveAll(c.dir)
+}
+
+// halt shuts the server down immediately, as `pg_ctl stop -m immediate`
+// does (SIGQUIT to the postmaster): every session is cut without a
+// checkpoint, and the next start goes through crash recovery.
+func (c *pgCluster) halt() {
 	if c.proc != nil {
 		c.proc.Signal(syscall.SIGQUIT)
 		select {
@@ -403,8 +440,8 @@ func (c *pgCluster) stop() {
 			c.proc.Kill()
 			<-c.done
 		}
+		c.proc = nil
 	}
-	os.RemoveAll(c.dir)
 }
 
 // findBinDir returns the newest /usr/lib/postgresql/<major>/bin with initdb
