@@ -155,7 +155,7 @@ func (b *budget) exceeded(what string, limit any, key string) {
 }
 
 func tooComplex(what string, limit any, key string) *Error {
-	return newError(ErrTooComplex, "the file is too complex to read: %s, more than the limit of %v (extract.limits.%s in the configuration)", what, limit, key)
+	return newError(ErrTooComplex, "the file is too complex to read: %s than the limit of %v allows (extract.limits.%s in the configuration)", what, limit, key)
 }
 
 // page counts a page read.
