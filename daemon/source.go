@@ -86,17 +86,24 @@ func (s *pgSource) textOf(id int64, deleted bool, content []byte, filename, ctyp
 	}
 }
 
-// sourceText turns an extraction result into a SourceText.
+// sourceText turns an extraction result into a SourceText whose text can
+// be staged and stored (valid UTF-8, no NUL, bounded) and whose reason can
+// be stored and shown (one clean bounded line): a parser's error quoting the
+// file's bytes fails its document, never the staging or the run's commit.
 func sourceText(id int64, text string, err error) cluster.SourceText {
 	if err == nil {
-		return cluster.SourceText{ID: id, Text: text}
+		t, tooLong := storableText(text)
+		if tooLong == "" {
+			return cluster.SourceText{ID: id, Text: t}
+		}
+		return cluster.SourceText{ID: id, Failed: tooLong, FailedKind: extract.ErrTooLarge.String()}
 	}
 	kind := "error"
 	var xe *extract.Error
 	if errors.As(err, &xe) {
 		kind = xe.Kind.String()
 	}
-	return cluster.SourceText{ID: id, Failed: err.Error(), FailedKind: kind}
+	return cluster.SourceText{ID: id, Failed: reasonField(err.Error()), FailedKind: lineField(kind, maxKindBytes)}
 }
 
 // Stored implements cluster.TextSource.
