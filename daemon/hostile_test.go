@@ -127,6 +127,18 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	}
 	checkStatuses(t, pool, apiID, sqlID)
 	checkStoredFields(t, pool, apiID)
+	st, err := LoadStatus(ctx, pool, 5, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Failed) < 2 {
+		t.Errorf("status lists %d failed documents, want the hostile PDFs", len(st.Failed))
+	}
+	for _, f := range st.Failed {
+		clean(t, "status external id", f.ExternalID, maxPathShownBytes)
+		clean(t, "status file name", f.Filename, maxPathShownBytes)
+		clean(t, "status reason", f.Error, maxReasonBytes)
+	}
 
 	// The next run must commit too (the bug made every later run fail).
 	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('after', $1)`, base+" "+c.text())
