@@ -139,11 +139,9 @@ func (s *indexStore) save(gen int64, instance string, p invindex.Params, docs *i
 			continue // written or checked by this store; files are never modified
 		}
 		if st.base == nil {
-			// The disk copy has no slice in memory: its file must be there and ours.
-			if err := s.verifyBase(path, st.lo, st.hi, st.baseGen, instance, p); err != nil {
-				return fmt.Errorf("base file of the master's disk copy: %w", err)
-			}
-			continue
+			// The disk copy has no slice in memory: it loaded or wrote its
+			// base through this store, so an unknown file is not its own.
+			return fmt.Errorf("base file %s of the master's disk copy is missing or was not written by this process", path)
 		}
 		if err := s.writeBase(h, st.base, st.baseGen, true); err != nil {
 			return err
@@ -241,14 +239,6 @@ func (s *indexStore) readBase(lo, hi uint64, gen int64, instance string, p invin
 	return base, nil
 }
 
-// verifyBase checks an existing base file it does not know yet by reading it.
-func (s *indexStore) verifyBase(path string, lo, hi uint64, gen int64, instance string, p invindex.Params) error {
-	if s.ours(path) {
-		return nil
-	}
-	_, err := s.readBase(lo, hi, gen, instance, p)
-	return err
-}
 
 // diskFiles are the index store's base files as the master's disk copy
 // (cluster.BaseFiles) sees them.
