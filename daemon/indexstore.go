@@ -239,7 +239,6 @@ func (s *indexStore) readBase(lo, hi uint64, gen int64, instance string, p invin
 	return base, nil
 }
 
-
 // diskFiles are the index store's base files as the master's disk copy
 // (cluster.BaseFiles) sees them.
 type diskFiles struct {
