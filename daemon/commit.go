@@ -155,8 +155,10 @@ func writeDocState(ctx context.Context, tx pgx.Tx, runID int64, full bool, out *
 		ids[i], words[i], chunks[i] = d.ID, int32(d.Words), int32(d.Chunks)
 		status[i] = "indexed"
 		if d.Failed != "" {
+			// Sanitised again here, at the last boundary: a reason may come
+			// from a remote node, and one bad byte would fail the commit.
 			status[i] = "failed"
-			r, k := d.Failed, d.FailedKind
+			r, k := reasonField(d.Failed), lineField(d.FailedKind, maxKindBytes)
 			reason[i], kind[i] = &r, &k
 		}
 	}

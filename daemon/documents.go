@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 // The documents table is the integrator's (docs/integration.md); these
@@ -40,6 +42,7 @@ type DocumentInput struct {
 
 // CreateDocument stores a new document; the next run indexes it.
 func CreateDocument(ctx context.Context, pool querier, in DocumentInput) (int64, error) {
+	in = in.sanitized()
 	var id int64
 	var content any
 	if in.Content != nil {
@@ -57,6 +60,29 @@ func CreateDocument(ctx context.Context, pool querier, in DocumentInput) (int64,
 		return 0, fmt.Errorf("store document: %w", err)
 	}
 	return id, nil
+}
+
+// sanitized is in as it may be stored: every text field valid UTF-8
+// without NUL, the one-line fields without control characters and bounded
+// (fields.go), so that no client or file name can fail the insert or carry
+// escapes into a page, a log or a terminal.
+func (in DocumentInput) sanitized() DocumentInput {
+	in.ExternalID = externalIDField(in.ExternalID)
+	in.Title, in.Author = lineField(in.Title, maxTitleBytes), lineField(in.Author, maxTitleBytes)
+	in.Kind = lineField(in.Kind, maxKindBytes)
+	in.Filename = fileNameField(in.Filename)
+	in.ContentType = lineField(in.ContentType, maxKindBytes)
+	in.Text = safetext.Text(in.Text)
+	return in
+}
+
+// sanitizedPtr applies clean to *s, keeping nil.
+func sanitizedPtr(s *string, clean func(string) string) *string {
+	if s == nil {
+		return nil
+	}
+	v := clean(*s)
+	return &v
 }
 
 // textOrNil is the text column of a new document: NULL when a file is given.
@@ -85,6 +111,13 @@ type DocumentPatch struct {
 
 // UpdateDocument applies p to document id in one statement.
 func UpdateDocument(ctx context.Context, pool querier, id int64, p DocumentPatch) error {
+	p.ExternalID = sanitizedPtr(p.ExternalID, externalIDField)
+	p.Title = sanitizedPtr(p.Title, func(s string) string { return lineField(s, maxTitleBytes) })
+	p.Author = sanitizedPtr(p.Author, func(s string) string { return lineField(s, maxTitleBytes) })
+	p.Kind = sanitizedPtr(p.Kind, func(s string) string { return lineField(s, maxKindBytes) })
+	p.Filename = sanitizedPtr(p.Filename, fileNameField)
+	p.ContentType = sanitizedPtr(p.ContentType, func(s string) string { return lineField(s, maxKindBytes) })
+	p.Text = sanitizedPtr(p.Text, safetext.Text)
 	var sets []string
 	var args []any
 	set := func(col string, v any) {

@@ -356,9 +356,11 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 // their staged texts linger. The caller holds the master lock, so no run is alive.
 func (e *Engine) prepare(ctx context.Context) error {
 	if e.instance == "" {
-		if err := e.pool.QueryRow(ctx, `select instance_id from plagd_meta`).Scan(&e.instance); err != nil {
-			return fmt.Errorf("read plagd_meta: %w", err)
+		id, err := databaseIdentity(ctx, e.pool)
+		if err != nil {
+			return err
 		}
+		e.instance = id
 	}
 	if _, err := e.pool.Exec(ctx, `
 		update runs set status = 'aborted', finished_at = coalesce(finished_at, clock_timestamp()),

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,7 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
 )
@@ -25,11 +28,69 @@ import (
 // file is written under a temporary name, fsynced and renamed, so a visible
 // name is always complete; a generation directory appears only when all its
 // files are there. Every file carries the format version, the parameters, the
-// database's instance ID, its generation and a checksum (invindex/doc.go);
-// anything that does not match exactly is refused and the daemon rebuilds
-// with a full run.
+// database's identity (databaseIdentity), its generation and a checksum
+// (invindex/doc.go); anything that does not match exactly is refused and the
+// daemon rebuilds with a full run.
+//
+// A name is not proof of ownership: the data directory may hold files of
+// another database (a re-created or template-copied database, a test run)
+// or of this database's own past (a restored backup repeats its run IDs, so
+// slice-…-g1.idx of the old history has the very name and header a new run 1
+// writes). So the store reuses an existing base file only when it knows the
+// file: this store wrote it, or read it and checked its header, in this
+// process (known). Any other file under a wanted name is overwritten (a
+// temporary file renamed over it), never trusted because it exists; and
+// prune deletes base files it does not know.
 type indexStore struct {
 	dir string
+
+	mu    sync.Mutex
+	known map[string]bool // base file names (slices/…) written or verified by this store
+}
+
+// databaseIdentity is the identity index files must carry to be used by
+// this database: plagd_meta's random instance ID (made at migration) and
+// the database's OID. The instance ID alone is copied with the database by
+// CREATE DATABASE … TEMPLATE and by a logical restore into a new database;
+// the OID tells such copies apart within a cluster.
+func databaseIdentity(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, `select m.instance_id || '/' || d.oid::text
+		from plagd_meta m, pg_database d where d.datname = current_database()`).Scan(&id)
+	if err != nil {
+		return "", fmt.Errorf("read plagd_meta: %w", err)
+	}
+	return id, nil
+}
+
+func (s *indexStore) setKnown(path string, known bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.known == nil {
+		s.known = map[string]bool{}
+	}
+	if known {
+		s.known[filepath.Base(path)] = true
+	} else {
+		delete(s.known, filepath.Base(path))
+	}
+}
+
+func (s *indexStore) isKnown(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.known[filepath.Base(path)]
+}
+
+// ours reports whether path is a published base file this store knows.
+func (s *indexStore) ours(path string) bool {
+	if !s.isKnown(path) {
+		return false
+	}
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func genDir(dir string, gen int64) string { return filepath.Join(dir, fmt.Sprintf("gen-%d", gen)) }
@@ -74,11 +135,13 @@ func (s *indexStore) save(gen int64, instance string, p invindex.Params, docs *i
 	for _, st := range states {
 		path := sliceFile(s.dir, st.lo, st.hi, st.baseGen)
 		keep[filepath.Base(path)] = true
-		if _, err := os.Stat(path); err == nil {
-			continue // written by an earlier generation; files are never modified
+		if s.ours(path) {
+			continue // written or checked by this store; files are never modified
 		}
 		if st.base == nil {
-			return fmt.Errorf("base file %s of the master's disk copy is missing", path)
+			// The disk copy has no slice in memory: it loaded or wrote its
+			// base through this store, so an unknown file is not its own.
+			return fmt.Errorf("base file %s of the master's disk copy is missing or was not written by this process", path)
 		}
 		if err := s.writeBase(h, st.base, st.baseGen, true); err != nil {
 			return err
@@ -130,16 +193,50 @@ func (s *indexStore) writeBase(h invindex.Header, sl *invindex.Slice, gen int64,
 	}
 	h.Generation = gen
 	tmp := path + ".tmp"
+	s.setKnown(tmp, true) // before it exists: prune must not take it for a stranger's
 	if err := writeFile(tmp, func(w *bufio.Writer) error { return invindex.WriteSlice(w, h, sl) }); err != nil {
 		return err
 	}
 	if !publish {
 		return nil
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	return s.publishBase(path)
+}
+
+// publishBase renames path's temporary file over path (replacing whatever
+// file had that name) and records path as this store's.
+func (s *indexStore) publishBase(path string) error {
+	s.setKnown(path, true)
+	if err := os.Rename(path+".tmp", path); err != nil {
+		s.setKnown(path, false)
 		return fmt.Errorf("publish %s: %w", path, err)
 	}
+	s.setKnown(path+".tmp", false)
 	return nil
+}
+
+// readBase reads the base file of [lo, hi) built in generation gen, checks
+// that it belongs to this database, generation, parameters and range, and
+// records it as this store's.
+func (s *indexStore) readBase(lo, hi uint64, gen int64, instance string, p invindex.Params) (*invindex.Slice, error) {
+	var base *invindex.Slice
+	path := sliceFile(s.dir, lo, hi, gen)
+	err := readFile(path, func(r *bufio.Reader) error {
+		h, sl, err := invindex.ReadSlice(r)
+		if err == nil {
+			err = checkHeader(h, filepath.Base(path), gen, instance, p)
+		}
+		if err == nil && (h.Lo != lo || h.Hi != hi) {
+			err = fmt.Errorf("%s holds range [%d,%d), want [%d,%d)", filepath.Base(path), h.Lo, h.Hi, lo, hi)
+		}
+		base = sl
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.setKnown(path, true)
+	return base, nil
 }
 
 // diskFiles are the index store's base files as the master's disk copy
@@ -155,22 +252,14 @@ func (f *diskFiles) header() invindex.Header {
 }
 
 func (f *diskFiles) ReadBase(lo, hi uint64, gen int64) (*invindex.Slice, error) {
-	var base *invindex.Slice
-	path := sliceFile(f.s.dir, lo, hi, gen)
-	err := readFile(path, func(r *bufio.Reader) error {
-		h, sl, err := invindex.ReadSlice(r)
-		if err == nil {
-			err = checkHeader(h, filepath.Base(path), gen, f.instance(), f.p)
-		}
-		base = sl
-		return err
-	})
-	return base, err
+	return f.s.readBase(lo, hi, gen, f.instance(), f.p)
 }
 
+// HasBase reports only files this store wrote or checked: a file of another
+// database or of an earlier history under the same name is not a base to
+// keep, and the caller writes its own over it.
 func (f *diskFiles) HasBase(lo, hi uint64, gen int64) bool {
-	_, err := os.Stat(sliceFile(f.s.dir, lo, hi, gen))
-	return err == nil
+	return f.s.ours(sliceFile(f.s.dir, lo, hi, gen))
 }
 
 func (f *diskFiles) WriteBase(sl *invindex.Slice, gen int64, publish bool) error {
@@ -179,14 +268,16 @@ func (f *diskFiles) WriteBase(sl *invindex.Slice, gen int64, publish bool) error
 
 func (f *diskFiles) PublishBase(lo, hi uint64, gen int64) error {
 	path := sliceFile(f.s.dir, lo, hi, gen)
-	if err := os.Rename(path+".tmp", path); err != nil {
-		return fmt.Errorf("publish %s: %w", path, err)
+	if err := f.s.publishBase(path); err != nil {
+		return err
 	}
 	return syncDir(filepath.Dir(path))
 }
 
 func (f *diskFiles) DiscardBase(lo, hi uint64, gen int64) {
-	_ = os.Remove(sliceFile(f.s.dir, lo, hi, gen) + ".tmp")
+	tmp := sliceFile(f.s.dir, lo, hi, gen) + ".tmp"
+	_ = os.Remove(tmp)
+	f.s.setKnown(tmp, false)
 }
 
 var _ cluster.BaseFiles = (*diskFiles)(nil)
@@ -300,16 +391,8 @@ func (s *indexStore) loadWith(gen int64, instance string, p invindex.Params, add
 			return nil, fmt.Errorf("%s starts at chunk %d, expected %d: deltas missing", name, hd.Lo, next)
 		}
 		next = hd.Hi
-		var base *invindex.Slice
-		path := sliceFile(s.dir, hd.Lo, hd.Hi, delta.Base)
-		if err := readFile(path, func(r *bufio.Reader) error {
-			h, sl, err := invindex.ReadSlice(r)
-			if err == nil {
-				err = check(h, filepath.Base(path), delta.Base)
-			}
-			base = sl
-			return err
-		}); err != nil {
+		base, err := s.readBase(hd.Lo, hd.Hi, delta.Base, instance, p)
+		if err != nil {
 			return nil, err
 		}
 		st, err := cluster.NewNodeState(base, delta.Base, *delta)
@@ -352,7 +435,9 @@ func sliceGen(name string) int64 {
 }
 
 // prune deletes every generation except keep, base slices no longer
-// referenced (keepSlices: file names), and leftovers of interrupted saves.
+// referenced (keepSlices: file names), base files this store does not know
+// (another database's, an earlier history's, leftovers of interrupted
+// saves) and leftovers of interrupted generation saves.
 func (s *indexStore) prune(keep int64, keepSlices map[string]bool) error {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
@@ -378,8 +463,10 @@ func (s *indexStore) prune(keep int64, keepSlices map[string]bool) error {
 		// Bases of later generations (a run that committed meanwhile, a
 		// compaction of the master's disk copy being written) are not this
 		// save's to judge.
-		if !keepSlices[e.Name()] && sliceGen(e.Name()) <= keep {
-			os.Remove(filepath.Join(s.dir, "slices", e.Name()))
+		path := filepath.Join(s.dir, "slices", e.Name())
+		if !s.isKnown(path) || (!keepSlices[e.Name()] && sliceGen(e.Name()) <= keep) {
+			os.Remove(path)
+			s.setKnown(path, false)
 		}
 	}
 	return nil

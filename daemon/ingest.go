@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -90,9 +89,12 @@ type IngestSummary struct {
 // Stored is the number of files now in the database as they are on disk.
 func (s IngestSummary) Stored() int { return s.Added + s.Updated + s.Unchanged }
 
+// fail records a file not stored. Paths and reasons come from the file
+// system and from parsers quoting files: both are made clean bounded lines
+// before they reach the summary (printed, logged, sent as JSON).
 func (s *IngestSummary) fail(path, reason string) {
 	s.Failed++
-	s.Failures = append(s.Failures, IngestFailure{Path: path, Reason: reason})
+	s.Failures = append(s.Failures, IngestFailure{Path: pathShown(path), Reason: reasonField(reason)})
 }
 
 // Batches are one transaction each: big enough that the round trips don't
@@ -183,20 +185,21 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 		queued []ingestFile
 		kind   *string
 	)
-	if opt.Kind != "" {
-		kind = &opt.Kind
+	if k := lineField(opt.Kind, maxKindBytes); k != "" {
+		kind = &k
 	}
 	var contents [][]byte
 	for _, f := range files {
 		content, err := readLimited(f, opt.MaxBytes)
 		if err != nil {
-			log.Warn().Str("path", f.path).Err(err).Msg("ingest: file not stored")
+			log.Warn().Str("path", pathShown(f.path)).Str("error", reasonField(err.Error())).Msg("ingest: file not stored")
 			sum.fail(f.path, err.Error())
 			continue
 		}
 		name := filepath.Base(f.path)
-		batch.Queue(upsertDocument, f.externalID, strings.TrimSuffix(name, filepath.Ext(name)), kind,
-			name, nullIfEmpty(extract.ContentType(name)), content)
+		title := lineField(strings.TrimSuffix(name, filepath.Ext(name)), maxTitleBytes)
+		batch.Queue(upsertDocument, f.externalID, title, kind,
+			fileNameField(name), nullIfEmpty(extract.ContentType(name)), content)
 		queued = append(queued, f)
 		contents = append(contents, content)
 	}
@@ -225,7 +228,7 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 			unchanged++
 		case err != nil:
 			results.Close()
-			return fmt.Errorf("ingest: store %s: %w", f.path, err)
+			return fmt.Errorf("ingest: store %s: %w", pathShown(f.path), err)
 		case inserted:
 			added++
 		default:
@@ -274,12 +277,12 @@ func checkNearDups(ctx context.Context, nd *NearDups, files []ingestFile, ids []
 			}
 			// The file is stored; only the early warning is lost (the
 			// report page and `plagd dups` still find it after the run).
-			log.Warn().Err(err).Str("path", f.path).Msg("ingest: near-duplicate check failed")
+			log.Warn().Err(err).Str("path", pathShown(f.path)).Msg("ingest: near-duplicate check failed")
 			continue
 		}
 		if len(dups) > 0 {
-			sum.NearDuplicates = append(sum.NearDuplicates, IngestNearDup{Path: f.path, ID: ids[i], Candidates: dups})
-			log.Info().Str("path", f.path).Int64("id", ids[i]).Int64("near", dups[0].ID).
+			sum.NearDuplicates = append(sum.NearDuplicates, IngestNearDup{Path: pathShown(f.path), ID: ids[i], Candidates: dups})
+			log.Info().Str("path", pathShown(f.path)).Int64("id", ids[i]).Int64("near", dups[0].ID).
 				Int("distance", dups[0].Distance).Int("candidates", len(dups)).Msg("ingest: near-duplicate")
 		}
 	}
@@ -325,7 +328,7 @@ func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt 
 	var bad []IngestFailure
 	for i, r := range reasons {
 		if r != "" {
-			bad = append(bad, IngestFailure{Path: files[i].path, Reason: r})
+			bad = append(bad, IngestFailure{Path: pathShown(files[i].path), Reason: reasonField(r)})
 		}
 	}
 	return formats, texts, bad, nil
@@ -456,7 +459,7 @@ func (c *collector) walk(dir, idPrefix string) {
 		return
 	}
 	if c.visited[real] {
-		c.log.Debug().Str("path", dir).Str("target", real).Msg("ingest: folder already walked (symbolic link), skipped")
+		c.log.Debug().Str("path", pathShown(dir)).Str("target", pathShown(real)).Msg("ingest: folder already walked (symbolic link), skipped")
 		return
 	}
 	c.visited[real] = true
@@ -490,7 +493,7 @@ func (c *collector) walk(dir, idPrefix string) {
 			}
 			c.add(path, id, info.Size())
 		default:
-			c.log.Debug().Str("path", path).Msg("ingest: not a regular file, skipped")
+			c.log.Debug().Str("path", pathShown(path)).Msg("ingest: not a regular file, skipped")
 		}
 	}
 }
@@ -503,8 +506,8 @@ func (c *collector) add(path, externalID string, size int64) {
 		}
 		c.paths[abs] = true
 	}
-	if !utf8.ValidString(externalID) {
-		c.sum.fail(path, "the file name is not valid UTF-8; rename the file")
+	if problem := externalIDProblem(externalID); problem != "" {
+		c.sum.fail(path, problem)
 		return
 	}
 	if other, dup := c.ids[externalID]; dup {

@@ -166,9 +166,11 @@ func (e *Engine) loadIndex(ctx context.Context) error {
 		return fmt.Errorf("%w: no run has been committed yet (plagd run builds the index)", ErrNoIndex)
 	}
 	if e.instance == "" {
-		if err := e.pool.QueryRow(ctx, `select instance_id from plagd_meta`).Scan(&e.instance); err != nil {
-			return fmt.Errorf("read plagd_meta: %w", err)
+		id, err := databaseIdentity(ctx, e.pool)
+		if err != nil {
+			return err
 		}
+		e.instance = id
 	}
 	if reason := e.ensureIndex(gen); reason != "" {
 		return fmt.Errorf("%w in data directory %s: %s (the daemon's data directory holds it; otherwise plagd run rebuilds it)",

@@ -97,17 +97,25 @@ func (s *pgSource) textOf(ctx context.Context, id int64, deleted bool, content [
 	}
 }
 
-// sourceText turns an extraction result into a SourceText; an error that
-// is not an *extract.Error is returned as the run's.
+// sourceText turns an extraction result into a SourceText whose text can
+// be staged and stored (valid UTF-8, no NUL, bounded) and whose reason can
+// be stored and shown (one clean bounded line): a parser's error quoting the
+// file's bytes fails its document, never the staging or the run's commit.
+// An error that is not an *extract.Error (the run was cancelled, no
+// extraction process could start) is returned as the run's.
 func sourceText(id int64, text string, err error) (cluster.SourceText, error) {
 	if err == nil {
-		return cluster.SourceText{ID: id, Text: text}, nil
+		t, tooLong := storableText(text)
+		if tooLong == "" {
+			return cluster.SourceText{ID: id, Text: t}, nil
+		}
+		return cluster.SourceText{ID: id, Failed: tooLong, FailedKind: extract.ErrTooLarge.String()}, nil
 	}
 	var xe *extract.Error
 	if !errors.As(err, &xe) {
 		return cluster.SourceText{}, fmt.Errorf("extract document %d: %w", id, err)
 	}
-	return cluster.SourceText{ID: id, Failed: err.Error(), FailedKind: xe.Kind.String()}, nil
+	return cluster.SourceText{ID: id, Failed: reasonField(err.Error()), FailedKind: lineField(xe.Kind.String(), maxKindBytes)}, nil
 }
 
 // Stored implements cluster.TextSource.

@@ -156,6 +156,10 @@ func loadFailed(ctx context.Context, q querier, limit int) ([]FailedDoc, error) 
 		if err := rows.Scan(&f.ID, &f.ExternalID, &f.Filename, &f.Error); err != nil {
 			return nil, fmt.Errorf("status: read failed documents: %w", err)
 		}
+		// An integrator's row may hold anything a text column takes (escape
+		// sequences, bidi overrides), and reasons stored before plagd
+		// sanitised them too: the status is printed on terminals and pages.
+		f.ExternalID, f.Filename, f.Error = pathShown(f.ExternalID), pathShown(f.Filename), reasonField(f.Error)
 		out = append(out, f)
 	}
 	if err := rows.Err(); err != nil {

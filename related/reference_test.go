@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// brute is the reference top-k: every pair, Cosine on the Vectors.
+// brute is the reference top-k: every pair, Cosine on the Vectors, ranked
+// by the rule every join applies (simOf, then the lower document).
 func brute(q, d []Vector, self bool, k int, minSim float64) [][]Neighbor {
 	if self {
 		q = d
@@ -21,8 +22,15 @@ func brute(q, d []Vector, self bool, k int, minSim float64) [][]Neighbor {
 			if self && i == j {
 				continue
 			}
-			if v := Cosine(q[i], d[j]); v > 0 && v >= minSim {
-				ns = append(ns, Neighbor{int32(j), float32(v)})
+			// The product's one rule (topk.go): a pair's similarity is
+			// its cosine rounded by simOf, ties go to the lower document,
+			// and a cosine that rounds to 0 is no neighbour. Ranking by the
+			// unrounded cosine instead disagrees with every join whenever two
+			// cosines round to the same figure and the cut falls between
+			// them (PLAGD_TEST_SEED=1795512974884775252, issue 14 item 15).
+			v := Cosine(q[i], d[j])
+			if sim := simOf(v); sim > 0 && v >= minSim {
+				ns = append(ns, Neighbor{int32(j), sim})
 			}
 		}
 		sortNeighbors(ns)

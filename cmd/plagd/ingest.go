@@ -12,6 +12,7 @@ import (
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 func init() { register(newIngestCmd) }
@@ -109,14 +110,15 @@ func printIngestSummary(s daemon.IngestSummary) {
 	if len(s.Unreadable) > 0 {
 		printf("\nstored, but no text can be extracted (the next run marks them failed):\n")
 		for _, f := range s.Unreadable {
-			printf("  %s: %s\n", f.Path, f.Reason)
+			printf("  %s: %s\n", shown(f.Path), shown(f.Reason))
 		}
 	}
 	if len(s.NearDuplicates) > 0 {
 		printf("\nstored, and nearly the same text as documents already stored (`plagd dups` lists all clusters):\n")
 		for _, n := range s.NearDuplicates {
-			printf("  %s (#%d) is near:\n", n.Path, n.ID)
+			printf("  %s (#%d) is near:\n", shown(n.Path), n.ID)
 			for _, d := range n.Candidates {
+				d.Title, d.Author, d.Kind, d.ExternalID = shown(d.Title), shown(d.Author), shown(d.Kind), shown(d.ExternalID)
 				printf("    #%-7d %-7s  %s\n", d.ID, plural(d.Distance, "bit"), describeNear(d))
 			}
 		}
@@ -124,13 +126,18 @@ func printIngestSummary(s daemon.IngestSummary) {
 	if len(s.Failures) > 0 {
 		printf("\nnot stored:\n")
 		for _, f := range s.Failures {
-			printf("  %s: %s\n", f.Path, f.Reason)
+			printf("  %s: %s\n", shown(f.Path), shown(f.Reason))
 		}
 	}
 	if s.Added+s.Updated > 0 {
 		printf("\nThe next run indexes the new and changed documents; `plagd status` shows its progress.\n")
 	}
 }
+
+// shown is text that came from a file (a path, a parser's reason, a title)
+// as printed on the terminal: one line, no escape sequences or invalid
+// bytes, bounded.
+func shown(s string) string { return safetext.Line(s, 1000) }
 
 // ingestOutcome turns "nothing stored" into an error; single failed files
 // are reported, not fatal.

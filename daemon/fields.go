@@ -1,0 +1,90 @@
+package daemon
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/plagd/plagd/internal/safetext"
+)
+
+// Bounds of the text fields plagd writes from what a file or a client
+// brought (internal/safetext makes them valid UTF-8 without control
+// characters first). Each is far above any honest value and far below what
+// breaks PostgreSQL: a btree entry (external_id is unique) must stay under
+// about 2.7 kB, and a text value under 1 GB.
+const (
+	maxTitleBytes      = 1000 // documents.title and author
+	maxKindBytes       = 100  // documents.kind, document_status.error_kind
+	maxFileNameBytes   = 255  // documents.filename: what most file systems allow
+	maxExternalIDBytes = 1000 // documents.external_id
+	maxReasonBytes     = 1000 // document_status.error, ingest failure reasons
+	maxPathShownBytes  = 1000 // a path in a log line or a summary
+	// maxStoredTextBytes bounds a document's extracted text: it is staged,
+	// stored in document_texts and chunked. A longer text fails its
+	// document (too_large) instead of the run's commit.
+	maxStoredTextBytes = 256 << 20
+)
+
+// lineField is s as one bounded line (titles, authors, kinds).
+func lineField(s string, max int) string { return safetext.Line(s, max) }
+
+// reasonField is a failure reason as stored and shown.
+func reasonField(s string) string { return safetext.Line(s, maxReasonBytes) }
+
+// pathShown is a file path as logged or listed in a summary.
+func pathShown(p string) string { return safetext.Line(p, maxPathShownBytes) }
+
+// fileNameField is a file name as stored: one line of at most
+// maxFileNameBytes that keeps its extension (plagd detects the format by
+// it), the stem cut when the name is too long.
+func fileNameField(name string) string {
+	name = safetext.Line(name, 0)
+	if len(name) <= maxFileNameBytes {
+		return name
+	}
+	ext := filepath.Ext(name)
+	if len(ext) > 16 {
+		ext = ""
+	}
+	return safetext.Clip(strings.TrimSuffix(name, ext), maxFileNameBytes-len(ext)) + ext
+}
+
+// externalIDField is an external id given by a client as stored: left as
+// it is when clean (an integrator finds its document by it again), else
+// made one bounded line. A clash with another document's id is then the
+// unique constraint's (ErrExternalIDTaken), never a silent overwrite.
+func externalIDField(id string) string {
+	if externalIDProblem(id) == "" {
+		return id
+	}
+	return safetext.Line(id, maxExternalIDBytes)
+}
+
+// externalIDProblem says why id cannot be stored as it is, or "". Ingest
+// refuses such a file rather than store it under an altered id: two files
+// whose names alter to one id would overwrite each other at every import.
+func externalIDProblem(id string) string {
+	switch {
+	case !utf8.ValidString(id):
+		return "the file name is not valid UTF-8; rename the file"
+	case len(id) > maxExternalIDBytes:
+		return fmt.Sprintf("the path is %d bytes long, over the %d bytes an external id may have; ingest a folder closer to the file or shorten the names",
+			len(id), maxExternalIDBytes)
+	case strings.IndexFunc(id, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0:
+		return "the file name holds control or invisible formatting characters (such as a line break or a right-to-left override); rename the file"
+	}
+	return ""
+}
+
+// storableText is an extracted text as it may be staged and stored: valid
+// UTF-8 without NUL (safetext.Text), or a failure reason when it is too long.
+func storableText(text string) (string, string) {
+	if len(text) > maxStoredTextBytes {
+		return "", fmt.Sprintf("the extracted text is %d MB, over the %d MB plagd stores per document; split the document",
+			len(text)>>20, maxStoredTextBytes>>20)
+	}
+	return safetext.Text(text), ""
+}

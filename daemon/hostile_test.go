@@ -1,0 +1,214 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/internal/testpdf"
+)
+
+// hostilePDF is a PDF whose library error quotes raw bytes of the file.
+func hostilePDF() []byte { return testpdf.MalformedHex() }
+
+// hostileLine is a field value with everything a file name or title can
+// carry that breaks a page, a terminal or PostgreSQL: NUL, invalid UTF-8,
+// terminal escapes, a bidi override, zero-width and line-break characters,
+// and 10,000 characters.
+func hostileLine() string {
+	return "A\x00B\xff\xfe\x1b[31mred\u202egnp.exe\u200b\r\nnext\x7f" + strings.Repeat("long", 2500)
+}
+
+// clean fails unless s is valid UTF-8 without control or format
+// characters and at most max bytes long.
+func clean(t *testing.T, what, s string, max int) {
+	t.Helper()
+	if !utf8.ValidString(s) || len(s) > max ||
+		strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
+		t.Errorf("%s is not clean or over %d bytes (%d bytes): %q", what, max, len(s), safeQuote(s))
+	}
+}
+
+func safeQuote(s string) string {
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// TestRun_HostileDocumentFields is issue 14 item 1b: documents whose every
+// field is hostile, entered through the API's store functions, through
+// ingest, and directly with SQL (what the API would refuse), must neither
+// fail a run's commit nor reach PostgreSQL unsanitised; the other
+// documents are indexed, the hostile ones failed with a clean reason, and
+// the next run commits too.
+func TestRun_HostileDocumentFields(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 2)
+	c := newCorpus(testSeed(t))
+	base := c.text()
+	for i := range 3 {
+		pgtest.Exec(t, pool, `insert into documents (external_id, title, text) values ($1, $1, $2)`,
+			fmt.Sprintf("good-%d", i), base+" "+c.text())
+	}
+
+	// 1. The API's store function: every field hostile.
+	h := hostileLine()
+	apiID, err := CreateDocument(ctx, pool, DocumentInput{
+		ExternalID: "ext" + h, Title: h, Author: h, Kind: h,
+		Filename: h + ".pdf", ContentType: "application/pdf", Content: hostilePDF(),
+	})
+	if err != nil {
+		t.Fatalf("CreateDocument with hostile fields: %v", err)
+	}
+	textID, err := CreateDocument(ctx, pool, DocumentInput{Title: "text", Text: base + "\x00 \xff\xfe " + c.text()})
+	if err != nil {
+		t.Fatalf("CreateDocument with a text holding NUL and invalid UTF-8: %v", err)
+	}
+	title := h
+	if err := UpdateDocument(ctx, pool, textID, DocumentPatch{Title: &title, Author: &title}); err != nil {
+		t.Fatalf("UpdateDocument with hostile fields: %v", err)
+	}
+
+	// 2. Ingest: a hostile file, a hostile name, a path too long for an id.
+	dir := t.TempDir()
+	putFile(t, filepath.Join(dir, "bad-hex.pdf"), string(hostilePDF()))
+	putFile(t, filepath.Join(dir, "ok.txt"), base+" "+c.text())
+	putFile(t, filepath.Join(dir, "evil\u202egnp\x1b[2J\x01.txt"), c.text())
+	putFile(t, filepath.Join(dir, "bad\xff\xfe.txt"), c.text())
+	deep := dir
+	for len(deep)-len(dir) < maxExternalIDBytes+100 {
+		deep = filepath.Join(deep, strings.Repeat("d", 200))
+	}
+	if err := os.MkdirAll(deep, 0o755); err == nil {
+		putFile(t, filepath.Join(deep, "deep.txt"), c.text())
+	}
+	sum, err := Ingest(ctx, pool, IngestOptions{Roots: []string{dir}}, testLogger(t))
+	if err != nil {
+		t.Fatalf("ingest: %v", err)
+	}
+	if sum.Added != 2 || sum.Failed < 2 {
+		t.Errorf("ingest: %+v, want 2 added (bad-hex.pdf, ok.txt) and the hostile names failed", sum)
+	}
+	for _, f := range append(sum.Failures, sum.Unreadable...) {
+		clean(t, "ingest summary path", f.Path, maxPathShownBytes)
+		clean(t, "ingest summary reason", f.Reason, maxReasonBytes)
+	}
+
+	// 3. Straight into the table, past every API check.
+	ctrl := strings.Map(func(r rune) rune { // what a text column accepts of h
+		if r == 0 || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, h)
+	var sqlID int64
+	if err := pool.QueryRow(ctx, `insert into documents (external_id, title, author, kind, filename, content)
+		values ($1, $2, $2, $2, $3, $4) returning id`, "sql"+ctrl, ctrl, ctrl+".pdf", hostilePDF()).Scan(&sqlID); err != nil {
+		t.Fatal(err)
+	}
+	pgtest.Exec(t, pool, `insert into documents (external_id, filename, content) values
+		('raw-bytes', $1, $2), ('nul-bytes', 'nul.txt', $3)`,
+		ctrl+".txt", []byte(base+" \xff\xfe\xa0 "+c.text()), []byte("\x00\x00\x00"+base+"\x00"))
+
+	rep := mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	if rep.Indexed < 4 {
+		t.Errorf("run 1 indexed %d documents, want the good ones at least", rep.Indexed)
+	}
+	checkStatuses(t, pool, apiID, sqlID)
+	checkStoredFields(t, pool, apiID)
+	st, err := LoadStatus(ctx, pool, 5, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Failed) < 2 {
+		t.Errorf("status lists %d failed documents, want the hostile PDFs", len(st.Failed))
+	}
+	for _, f := range st.Failed {
+		clean(t, "status external id", f.ExternalID, maxPathShownBytes)
+		clean(t, "status file name", f.Filename, maxPathShownBytes)
+		clean(t, "status reason", f.Error, maxReasonBytes)
+	}
+
+	// The next run must commit too (the bug made every later run fail).
+	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('after', $1)`, base+" "+c.text())
+	mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	checkStatuses(t, pool, apiID, sqlID)
+	checkAgainstReference(t, pool, cfg, "after hostile documents")
+}
+
+// checkStatuses: every good document is indexed, the hostile PDFs failed
+// with a clean reason, and every stored reason and kind is clean.
+func checkStatuses(t *testing.T, pool *pgxpool.Pool, failed ...int64) {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `select d.id, coalesce(d.external_id, ''), s.status,
+		coalesce(s.error, ''), coalesce(s.error_kind, '') from documents d left join document_status s on s.doc_id = d.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var ext, status, reason, kind string
+		if err := rows.Scan(&id, &ext, &status, &reason, &kind); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(ext, "good-") || ext == "after" || strings.HasSuffix(ext, "ok.txt") {
+			if status != "indexed" {
+				t.Errorf("document %d (%s): status %q (%s), want indexed", id, ext, status, reason)
+			}
+		}
+		for _, f := range failed {
+			if id == f && (status != "failed" || reason == "") {
+				t.Errorf("hostile PDF %d: status %q, reason %q, want failed with a reason", id, status, reason)
+			}
+		}
+		clean(t, fmt.Sprintf("document %d error", id), reason, maxReasonBytes)
+		clean(t, fmt.Sprintf("document %d error kind", id), kind, maxKindBytes)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkStoredFields: what plagd itself stored (through the API's store
+// functions and ingest) is clean and bounded, and a cut file name keeps
+// its extension.
+func checkStoredFields(t *testing.T, pool *pgxpool.Pool, apiID int64) {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `select id, coalesce(external_id, ''), coalesce(title, ''),
+		coalesce(author, ''), coalesce(kind, ''), coalesce(filename, '') from documents where external_id not like 'sql%'
+		and external_id is distinct from 'raw-bytes'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var ext, title, author, kind, fn string
+		if err := rows.Scan(&id, &ext, &title, &author, &kind, &fn); err != nil {
+			t.Fatal(err)
+		}
+		clean(t, fmt.Sprintf("document %d external id", id), ext, maxExternalIDBytes)
+		clean(t, fmt.Sprintf("document %d title", id), title, maxTitleBytes)
+		clean(t, fmt.Sprintf("document %d author", id), author, maxTitleBytes)
+		clean(t, fmt.Sprintf("document %d kind", id), kind, maxKindBytes)
+		clean(t, fmt.Sprintf("document %d file name", id), fn, maxFileNameBytes)
+		if id == apiID && !strings.HasSuffix(fn, ".pdf") {
+			t.Errorf("document %d file name %s lost its extension (plagd detects the format by it)", id, safeQuote(fn))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
