@@ -12,12 +12,12 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/internal/hostile"
 	"github.com/plagd/plagd/internal/pgtest"
-	"github.com/plagd/plagd/internal/testpdf"
 )
 
 // hostilePDF is a PDF whose library error quotes raw bytes of the file.
-func hostilePDF() []byte { return testpdf.MalformedHex() }
+func hostilePDF() []byte { return hostile.BadHexContentPDF() }
 
 // hostileLine is a field value with everything a file name or title can
 // carry that breaks a page, a terminal or PostgreSQL: NUL, invalid UTF-8,

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/extract/sandbox/sandboxtest"
+	"github.com/plagd/plagd/internal/hostile"
 )
 
 // TestCheck_HostileFilesFailAlone sends issue 14's hostile files to
@@ -58,7 +59,7 @@ func TestCheck_HostileFilesFailAlone(t *testing.T) {
 		content []byte
 		reason  string
 	}{
-		{"absurd-xref.pdf", sandboxtest.AbsurdXrefPDF(), "absurd-xref.pdf: no text could be read from it"},
+		{"absurd-xref.pdf", hostile.AbsurdXrefPDF(), "absurd-xref.pdf: no text could be read from it"},
 		{"spin.pdf", sandboxtest.SpinPDF(), "took longer than 3s (extract.timeout"},
 	} {
 		// Another teacher's check of pasted text is answered while the

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/plagd/plagd/internal/hostile"
 	"github.com/plagd/plagd/internal/pgtest"
-	"github.com/plagd/plagd/internal/testpdf"
 )
 
 // TestCLI_IngestPrintsNoRawBytes is issue 14 item 1b on the terminal: a PDF
@@ -21,7 +21,7 @@ func TestCLI_IngestPrintsNoRawBytes(t *testing.T) {
 	url := pgtest.NewDB(t)
 	dir := t.TempDir()
 	text := "the committee examined the thesis and found the methodology sound and the results reproducible"
-	os.WriteFile(filepath.Join(dir, "bad-hex.pdf"), testpdf.MalformedHex(), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad-hex.pdf"), hostile.BadHexContentPDF(), 0o644)
 	os.WriteFile(filepath.Join(dir, "fine.txt"), []byte(text), 0o644)
 	os.WriteFile(filepath.Join(dir, "evil\x1b[2J\u202etxt.exe\x07.txt"), []byte(text), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad\xff\xfe.txt"), []byte(text), 0o644)

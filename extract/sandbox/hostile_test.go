@@ -11,7 +11,7 @@ import (
 
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
-	"github.com/plagd/plagd/extract/sandbox/sandboxtest"
+	"github.com/plagd/plagd/internal/hostile"
 )
 
 // TestHostilePDFsFailAlone reads issue 14's PDFs through a real Pool: the
@@ -38,8 +38,8 @@ func TestHostilePDFsFailAlone(t *testing.T) {
 		name string
 		pdf  []byte
 	}{
-		{"absurd-xref.pdf", sandboxtest.AbsurdXrefPDF()},
-		{"self-reference.pdf", sandboxtest.SelfReferencePDF()},
+		{"absurd-xref.pdf", hostile.AbsurdXrefPDF()},
+		{"self-reference.pdf", hostile.SelfListingPageTreePDF()},
 	} {
 		start := time.Now()
 		text, err := p.Text(context.Background(), c.pdf, c.name, "application/pdf", extract.Options{MaxBytes: 200 << 20})

@@ -9,6 +9,7 @@
 //	AbsurdXrefPDF           item 0: an xref subsection starting at object 2^34
 //	SelfListingPageTreePDF  item 1: /Kids [2 0 R 4 0 R 2 0 R], a form drawing itself
 //	BadHexPDF               item 1b: a parse error that quotes raw bytes
+//	BadHexContentPDF        item 1b in a page's content, with escapes and bidi
 //	NestedXObjectsPDF       item 2: forms nested depth deep, each drawing the next fan times
 //	SharedStreamPDF         item 3: pages sharing one content stream of many glyphs
 //	HugeCommentDOCX         item 4: a DOCX whose document.xml holds one huge comment
@@ -116,6 +117,21 @@ func BadHexPDF() []byte {
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
 	}, "/ID [<\x10 % \x1f0/\xa0\xff\x00> <00>] ")
+}
+
+// BadHexContentPDF is item 1b inside a page: its content stream holds a
+// malformed hex string followed by invalid UTF-8, NUL, a terminal escape,
+// a bidi override and line breaks, which a parser's error may quote. The
+// test file for every place a reason is stored, logged or printed.
+func BadHexContentPDF() []byte {
+	content := "BT /F1 11 Tf 72 700 Td <\x10%\x1f0/\xa0\xff\x00\x1b[2J \u202eevil\r\n\x07> Tj ET"
+	return pdfObjects([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		stream("", []byte(content)),
+		helvetica,
+	}, "")
 }
 
 // NestedXObjectsPDF is item 2: a page drawing form 1, each form i drawing
