@@ -46,17 +46,7 @@ func rawRef(v pdf.Value, i int) (objRef, bool) {
 	if a.Kind() != reflect.Slice || i < 0 || i >= a.Len() {
 		return objRef{}, false
 	}
-	e := a.Index(i)
-	if e.Kind() == reflect.Interface {
-		if e.IsNil() {
-			return objRef{}, false
-		}
-		e = e.Elem()
-	}
-	if e.Kind() != reflect.Struct || e.Type().Name() != "objptr" || e.NumField() != 2 {
-		return objRef{}, false
-	}
-	return objRef{id: uint32(e.Field(0).Uint()), gen: uint16(e.Field(1).Uint())}, true
+	return refOf(a.Index(i))
 }
 
 // rawKeyRef returns the reference held under key in dictionary (or
@@ -77,6 +67,12 @@ func rawKeyRef(v pdf.Value, key string) (objRef, bool) {
 	if !e.IsValid() {
 		return objRef{}, false
 	}
+	return refOf(e)
+}
+
+// refOf reads the library's unexported reference type (objptr: object
+// number and generation) out of e, a value or an interface holding one.
+func refOf(e reflect.Value) (objRef, bool) {
 	if e.Kind() == reflect.Interface {
 		if e.IsNil() {
 			return objRef{}, false
