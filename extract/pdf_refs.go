@@ -46,7 +46,7 @@ func rawRef(v pdf.Value, i int) (objRef, bool) {
 	if a.Kind() != reflect.Slice || i < 0 || i >= a.Len() {
 		return objRef{}, false
 	}
-	return refOf(a.Index(i))
+	return objptrOf(a.Index(i))
 }
 
 // rawKeyRef returns the reference held under key in dictionary (or
@@ -67,12 +67,12 @@ func rawKeyRef(v pdf.Value, key string) (objRef, bool) {
 	if !e.IsValid() {
 		return objRef{}, false
 	}
-	return refOf(e)
+	return objptrOf(e)
 }
 
-// refOf reads the library's unexported reference type (objptr: object
+// objptrOf reads the library's unexported reference type (objptr: object
 // number and generation) out of e, a value or an interface holding one.
-func refOf(e reflect.Value) (objRef, bool) {
+func objptrOf(e reflect.Value) (objRef, bool) {
 	if e.Kind() == reflect.Interface {
 		if e.IsNil() {
 			return objRef{}, false
