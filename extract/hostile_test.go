@@ -22,7 +22,7 @@ import (
 
 // maxHostileHeap is the peak heap a hostile file may cost (the issue's
 // files took 1.2 to 5.5 GB before).
-const maxHostileHeap = 300 << 20
+const maxHostileHeap = 512 << 20
 
 // peakHeap runs f while sampling the heap in use; it returns the peak.
 func peakHeap(f func()) uint64 {
