@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,7 +24,7 @@ type commitStats struct {
 func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Context, pgx.Tx) error, runID int64, full bool, topK int,
 	out *cluster.Outcome, cs *changeSet, nd *nearDupUpdate, rel *relatedUpdate, rt *routingUpdate) (commitStats, error) {
 	var st commitStats
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := inTx(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `set local synchronous_commit = on`); err != nil {
 			return err
 		}
@@ -107,6 +108,29 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 		return err
 	})
 	return st, err
+}
+
+// commitTimeout bounds the COMMIT of a run's transaction once it is sent.
+const commitTimeout = time.Minute
+
+// inTx runs body in a transaction and commits it. A stop request (ctx
+// cancelled by SIGTERM) aborts the body, but not the COMMIT once the body
+// is done: cancelling a COMMIT in flight leaves its outcome unknown to
+// plagd while PostgreSQL may hold it (the run would then be recorded as
+// aborted although its results were current). The COMMIT is short; the
+// timeout only bounds a dead connection.
+func inTx(ctx context.Context, pool *pgxpool.Pool, body func(pgx.Tx) error) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit: a no-op
+	if err := body(tx); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+	defer cancel()
+	return tx.Commit(cctx)
 }
 
 // writeDocState stores the chunked texts and the per-document status.

@@ -272,7 +272,7 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 	t = time.Now()
 	st, err := commitRun(ctx, e.pool, e.fence(), runID, full, e.cfg.Engine.TopK, out, cs, nd, rel, rt)
 	rep.Phases["commit"] = time.Since(t)
-	if err != nil {
+	if err != nil && !committedAnyway(ctx, e.pool, runID, err, log) {
 		e.abort(ctx)
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, fmt.Errorf("commit run %d: %w", runID, err)
@@ -515,14 +515,30 @@ func startRun(ctx context.Context, pool *pgxpool.Pool, kind, settings string) (i
 	return id, nil
 }
 
-// failRun records why a run did not commit.
+// committedAnyway reports whether run id is committed although its COMMIT
+// returned err: the connection can drop after PostgreSQL committed and
+// before it answered. The database is then the truth, and the run goes on
+// as committed.
+func committedAnyway(ctx context.Context, pool *pgxpool.Pool, id int64, err error, log zerolog.Logger) bool {
+	var status string
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if pool.QueryRow(qctx, `select status from runs where id = $1`, id).Scan(&status) != nil || status != "committed" {
+		return false
+	}
+	log.Warn().Err(err).Int64("run", id).Msg("the commit's answer was lost, but the database holds the run as committed")
+	return true
+}
+
+// failRun records why a run did not commit. It never touches a run the
+// database holds as committed.
 func failRun(ctx context.Context, pool *pgxpool.Pool, id int64, cause error, log zerolog.Logger) {
 	status := "failed"
 	if errors.Is(cause, context.Canceled) || errors.Is(cause, ErrLockLost) {
 		status = "aborted"
 	}
 	log.Error().Err(cause).Str("status", status).Msg("run did not commit; the previous run stays current")
-	if _, err := pool.Exec(ctx, `update runs set status = $2, finished_at = clock_timestamp(), error = $3 where id = $1`,
+	if _, err := pool.Exec(ctx, `update runs set status = $2, finished_at = clock_timestamp(), error = $3 where id = $1 and status <> 'committed'`,
 		id, status, cause.Error()); err != nil {
 		log.Error().Err(err).Msg("recording the failed run")
 	}

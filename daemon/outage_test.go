@@ -267,3 +267,34 @@ func freeAddr(t *testing.T) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// TestEngine_LostCommitAnswer: when a run's COMMIT returns an error although
+// PostgreSQL committed it (a stop request or a dropped connection at that
+// moment), the run stays committed: failRun never overwrites a committed
+// run, and committedAnyway reads the database's word. Before, such a run
+// was recorded as aborted while its results were current (found by
+// TestEngine_StopsOnSIGTERM with SIGTERM at the end of a run).
+func TestEngine_LostCommitAnswer(t *testing.T) {
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 1)
+	c := newCorpus(testSeed(t))
+	for i := range 4 {
+		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("d", i), c.text())
+	}
+	e := NewEngine(cfg, pool, testLogger(t))
+	mustRun(t, e, true)
+	ctx := context.Background()
+	gen, _ := lastCommittedRun(ctx, pool)
+	lost := errors.New("commit answer lost: " + context.Canceled.Error())
+	if !committedAnyway(ctx, pool, gen, lost, testLogger(t)) {
+		t.Fatalf("committedAnyway(run %d) = false for a committed run", gen)
+	}
+	failRun(ctx, pool, gen, context.Canceled, testLogger(t))
+	if after, _ := lastCommittedRun(ctx, pool); after != gen {
+		t.Fatalf("failRun turned committed run %d into a failed one (last committed now %d)", gen, after)
+	}
+	if committedAnyway(ctx, pool, gen+1000, lost, testLogger(t)) {
+		t.Fatal("committedAnyway = true for a run that does not exist")
+	}
+}
