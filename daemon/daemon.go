@@ -232,16 +232,27 @@ func (d *Daemon) watchChanges(ctx context.Context) {
 	poll := time.NewTicker(max(d.cfg.Schedule.Poll, time.Second))
 	defer poll.Stop()
 	var debounce <-chan time.Time
+	var burst time.Time // when the first change of the writes being waited out came
+	wait := func() <-chan time.Time {
+		if debounce == nil {
+			burst = time.Now()
+		}
+		// Writes quiet for the debounce interval, but never more than
+		// maxDebounces intervals after the burst began: a steady stream of
+		// uploads must not postpone runs for ever.
+		limit := time.Until(burst.Add(maxDebounces * d.cfg.Schedule.Debounce))
+		return time.After(max(0, min(d.cfg.Schedule.Debounce, limit)))
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-notified:
-			debounce = time.After(d.cfg.Schedule.Debounce)
+			debounce = wait()
 		case <-poll.C:
 			d.refreshGauges(ctx)
 			if n, err := pendingChanges(ctx, d.pool); err == nil && n > 0 && debounce == nil {
-				debounce = time.After(d.cfg.Schedule.Debounce)
+				debounce = wait()
 			}
 		case <-debounce:
 			debounce = nil
@@ -249,6 +260,10 @@ func (d *Daemon) watchChanges(ctx context.Context) {
 		}
 	}
 }
+
+// maxDebounces bounds how long writes that never pause can postpone a
+// prompt run: that many debounce intervals after the first of them.
+const maxDebounces = 6
 
 // listen keeps a LISTEN connection open, reconnecting with backoff.
 func (d *Daemon) listen(ctx context.Context, notified chan<- struct{}) {

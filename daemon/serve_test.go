@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -68,4 +69,48 @@ func TestDaemon_ServeRunsPromptlyAndStopsCleanly(t *testing.T) {
 	if committed() != before {
 		t.Fatal("a run committed after the stop")
 	}
+}
+
+// TestDaemon_SteadyWritesDoNotPostponeRuns: writes that never pause for
+// the debounce interval (a bulk import, a busy upload desk) still get a
+// prompt run, at most maxDebounces intervals after the first of them.
+// Before, every write restarted the wait, and no run started while they
+// went on.
+func TestDaemon_SteadyWritesDoNotPostponeRuns(t *testing.T) {
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, 1)
+	cfg.HTTP.Listen = "127.0.0.1:0"
+	cfg.Schedule.Cron = "0 0 1 1 *" // effectively never
+	cfg.Schedule.Debounce = 300 * time.Millisecond
+	cfg.Schedule.Poll = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- NewDaemon(cfg, pool, testLogger(t)).Serve(ctx) }()
+	defer func() { cancel(); <-done }()
+	runs := func() int {
+		var n int
+		pool.QueryRow(context.Background(), `select count(*) from runs`).Scan(&n)
+		return n
+	}
+	// The startup run first, so that only the writes can start the next.
+	for deadline := time.Now().Add(15 * time.Second); runs() == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no startup run")
+		}
+	}
+	time.Sleep(2 * cfg.Schedule.Debounce)
+	before := runs()
+	c := newCorpus(testSeed(t))
+	start := time.Now()
+	// Writes every 100 ms (a third of the debounce interval) for ten intervals.
+	for i := 0; time.Since(start) < 10*cfg.Schedule.Debounce; i++ {
+		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("steady-", i), c.text())
+		if runs() > before {
+			t.Logf("a run started %s after the first of the steady writes", time.Since(start).Round(time.Millisecond))
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no run started during %s of writes that never paused for %s", time.Since(start).Round(time.Millisecond), cfg.Schedule.Debounce)
 }
