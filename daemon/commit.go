@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 // commitStats are the figures a committed run records.
@@ -182,7 +183,7 @@ func writeDocState(ctx context.Context, tx pgx.Tx, runID int64, full bool, out *
 			// Sanitised again here, at the last boundary: a reason may come
 			// from a remote node, and one bad byte would fail the commit.
 			status[i] = "failed"
-			r, k := reasonField(d.Failed), lineField(d.FailedKind, maxKindBytes)
+			r, k := reasonField(d.Failed), safetext.Line(d.FailedKind, maxKindBytes)
 			reason[i], kind[i] = &r, &k
 		}
 	}

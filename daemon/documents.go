@@ -68,10 +68,10 @@ func CreateDocument(ctx context.Context, pool querier, in DocumentInput) (int64,
 // escapes into a page, a log or a terminal.
 func (in DocumentInput) sanitized() DocumentInput {
 	in.ExternalID = externalIDField(in.ExternalID)
-	in.Title, in.Author = lineField(in.Title, maxTitleBytes), lineField(in.Author, maxTitleBytes)
-	in.Kind = lineField(in.Kind, maxKindBytes)
+	in.Title, in.Author = safetext.Line(in.Title, maxTitleBytes), safetext.Line(in.Author, maxTitleBytes)
+	in.Kind = safetext.Line(in.Kind, maxKindBytes)
 	in.Filename = fileNameField(in.Filename)
-	in.ContentType = lineField(in.ContentType, maxKindBytes)
+	in.ContentType = safetext.Line(in.ContentType, maxKindBytes)
 	in.Text = safetext.Text(in.Text)
 	return in
 }
@@ -112,11 +112,11 @@ type DocumentPatch struct {
 // UpdateDocument applies p to document id in one statement.
 func UpdateDocument(ctx context.Context, pool querier, id int64, p DocumentPatch) error {
 	p.ExternalID = sanitizedPtr(p.ExternalID, externalIDField)
-	p.Title = sanitizedPtr(p.Title, func(s string) string { return lineField(s, maxTitleBytes) })
-	p.Author = sanitizedPtr(p.Author, func(s string) string { return lineField(s, maxTitleBytes) })
-	p.Kind = sanitizedPtr(p.Kind, func(s string) string { return lineField(s, maxKindBytes) })
+	p.Title = sanitizedPtr(p.Title, func(s string) string { return safetext.Line(s, maxTitleBytes) })
+	p.Author = sanitizedPtr(p.Author, func(s string) string { return safetext.Line(s, maxTitleBytes) })
+	p.Kind = sanitizedPtr(p.Kind, func(s string) string { return safetext.Line(s, maxKindBytes) })
 	p.Filename = sanitizedPtr(p.Filename, fileNameField)
-	p.ContentType = sanitizedPtr(p.ContentType, func(s string) string { return lineField(s, maxKindBytes) })
+	p.ContentType = sanitizedPtr(p.ContentType, func(s string) string { return safetext.Line(s, maxKindBytes) })
 	p.Text = sanitizedPtr(p.Text, safetext.Text)
 	var sets []string
 	var args []any

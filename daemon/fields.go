@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,10 +14,13 @@ import (
 // characters first). Each is far above any honest value and far below what
 // breaks PostgreSQL: a btree entry (external_id is unique) must stay under
 // about 2.7 kB, and a text value under 1 GB.
+// MaxFileNameBytes caps documents.filename (what most file systems allow);
+// the web interface cuts uploaded names to it too.
+const MaxFileNameBytes = 255
+
 const (
 	maxTitleBytes      = 1000 // documents.title and author
 	maxKindBytes       = 100  // documents.kind, document_status.error_kind
-	maxFileNameBytes   = 255  // documents.filename: what most file systems allow
 	maxExternalIDBytes = 1000 // documents.external_id
 	maxReasonBytes     = 1000 // document_status.error, ingest failure reasons
 	maxPathShownBytes  = 1000 // a path in a log line or a summary
@@ -28,9 +30,6 @@ const (
 	maxStoredTextBytes = 256 << 20
 )
 
-// lineField is s as one bounded line (titles, authors, kinds).
-func lineField(s string, max int) string { return safetext.Line(s, max) }
-
 // reasonField is a failure reason as stored and shown.
 func reasonField(s string) string { return safetext.Line(s, maxReasonBytes) }
 
@@ -38,19 +37,8 @@ func reasonField(s string) string { return safetext.Line(s, maxReasonBytes) }
 func pathShown(p string) string { return safetext.Line(p, maxPathShownBytes) }
 
 // fileNameField is a file name as stored: one line of at most
-// maxFileNameBytes that keeps its extension (plagd detects the format by
-// it), the stem cut when the name is too long.
-func fileNameField(name string) string {
-	name = safetext.Line(name, 0)
-	if len(name) <= maxFileNameBytes {
-		return name
-	}
-	ext := filepath.Ext(name)
-	if len(ext) > 16 {
-		ext = ""
-	}
-	return safetext.Clip(strings.TrimSuffix(name, ext), maxFileNameBytes-len(ext)) + ext
-}
+// MaxFileNameBytes that keeps its extension (plagd detects the format by it).
+func fileNameField(name string) string { return safetext.FileName(name, MaxFileNameBytes) }
 
 // externalIDField is an external id given by a client as stored: left as
 // it is when clean (an integrator finds its document by it again), else

@@ -11,7 +11,7 @@ import (
 func TestFileNameFieldKeepsExtension(t *testing.T) {
 	long := strings.Repeat("é", 400) + "\u202e\x1b.docx"
 	got := fileNameField(long)
-	if len(got) > maxFileNameBytes || !strings.HasSuffix(got, ".docx") || strings.ContainsAny(got, "\u202e\x1b") {
+	if len(got) > MaxFileNameBytes || !strings.HasSuffix(got, ".docx") || strings.ContainsAny(got, "\u202e\x1b") {
 		t.Fatalf("fileNameField = %q (%d bytes)", got, len(got))
 	}
 	if got := fileNameField("essay  final.pdf"); got != "essay final.pdf" {

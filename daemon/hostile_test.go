@@ -203,7 +203,7 @@ func checkStoredFields(t *testing.T, pool *pgxpool.Pool, apiID int64) {
 		clean(t, fmt.Sprintf("document %d title", id), title, maxTitleBytes)
 		clean(t, fmt.Sprintf("document %d author", id), author, maxTitleBytes)
 		clean(t, fmt.Sprintf("document %d kind", id), kind, maxKindBytes)
-		clean(t, fmt.Sprintf("document %d file name", id), fn, maxFileNameBytes)
+		clean(t, fmt.Sprintf("document %d file name", id), fn, MaxFileNameBytes)
 		if id == apiID && !strings.HasSuffix(fn, ".pdf") {
 			t.Errorf("document %d file name %s lost its extension (plagd detects the format by it)", id, safeQuote(fn))
 		}

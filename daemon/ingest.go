@@ -18,6 +18,7 @@ import (
 
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 // IngestOptions says what `plagd ingest` loads into the documents table.
@@ -185,7 +186,7 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 		queued []ingestFile
 		kind   *string
 	)
-	if k := lineField(opt.Kind, maxKindBytes); k != "" {
+	if k := safetext.Line(opt.Kind, maxKindBytes); k != "" {
 		kind = &k
 	}
 	var contents [][]byte
@@ -197,7 +198,7 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 			continue
 		}
 		name := filepath.Base(f.path)
-		title := lineField(strings.TrimSuffix(name, filepath.Ext(name)), maxTitleBytes)
+		title := safetext.Line(strings.TrimSuffix(name, filepath.Ext(name)), maxTitleBytes)
 		batch.Queue(upsertDocument, f.externalID, title, kind,
 			fileNameField(name), nullIfEmpty(extract.ContentType(name)), content)
 		queued = append(queued, f)

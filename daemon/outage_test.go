@@ -32,15 +32,7 @@ func shortOutageTiming(t *testing.T) {
 // before it commits is refused at commit (the fence), even though the lock
 // watcher has not noticed yet: another master may hold the lock by then.
 func TestEngine_NoCommitWithoutTheLock(t *testing.T) {
-	url := pgtest.NewDB(t)
-	pool := pgtest.Pool(t, url)
-	cfg := testConfig(t, url, 2)
-	c := newCorpus(testSeed(t))
-	for i := range 8 {
-		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("d", i), c.text())
-	}
-	e := NewEngine(cfg, pool, testLogger(t))
-	mustRun(t, e, true)
+	pool, cfg, c, e := committedArchive(t, 8, 2)
 	before := storedSimilarities(t, pool)
 	gen, _ := lastCommittedRun(context.Background(), pool)
 	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('late', $1)`, c.text())
@@ -275,15 +267,7 @@ func freeAddr(t *testing.T) string {
 // was recorded as aborted while its results were current (found by
 // TestEngine_StopsOnSIGTERM with SIGTERM at the end of a run).
 func TestEngine_LostCommitAnswer(t *testing.T) {
-	url := pgtest.NewDB(t)
-	pool := pgtest.Pool(t, url)
-	cfg := testConfig(t, url, 1)
-	c := newCorpus(testSeed(t))
-	for i := range 4 {
-		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("d", i), c.text())
-	}
-	e := NewEngine(cfg, pool, testLogger(t))
-	mustRun(t, e, true)
+	pool, _, _, _ := committedArchive(t, 4, 1)
 	ctx := context.Background()
 	gen, _ := lastCommittedRun(ctx, pool)
 	lost := errors.New("commit answer lost: " + context.Canceled.Error())
@@ -297,4 +281,20 @@ func TestEngine_LostCommitAnswer(t *testing.T) {
 	if committedAnyway(ctx, pool, gen+1000, lost, testLogger(t)) {
 		t.Fatal("committedAnyway = true for a run that does not exist")
 	}
+}
+
+// committedArchive is a new database of docs generated documents after one
+// committed full run of an engine on nodes nodes.
+func committedArchive(t *testing.T, docs, nodes int) (*pgxpool.Pool, Config, *corpus, *Engine) {
+	t.Helper()
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := testConfig(t, url, nodes)
+	c := newCorpus(testSeed(t))
+	for i := range docs {
+		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("d", i), c.text())
+	}
+	e := NewEngine(cfg, pool, testLogger(t))
+	mustRun(t, e, true)
+	return pool, cfg, c, e
 }

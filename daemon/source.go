@@ -11,6 +11,7 @@ import (
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/internal/safetext"
 )
 
 // pgSource is the run's cluster.TextSource over PostgreSQL. Fresh texts are
@@ -115,7 +116,7 @@ func sourceText(id int64, text string, err error) (cluster.SourceText, error) {
 	if !errors.As(err, &xe) {
 		return cluster.SourceText{}, fmt.Errorf("extract document %d: %w", id, err)
 	}
-	return cluster.SourceText{ID: id, Failed: reasonField(err.Error()), FailedKind: lineField(xe.Kind.String(), maxKindBytes)}, nil
+	return cluster.SourceText{ID: id, Failed: reasonField(err.Error()), FailedKind: safetext.Line(xe.Kind.String(), maxKindBytes)}, nil
 }
 
 // Stored implements cluster.TextSource.

@@ -127,31 +127,17 @@ func readUpload(fh *multipart.FileHeader, maxBytes int64) (content []byte, name,
 	return content, name, ctype, nil
 }
 
-// maxFilenameBytes caps a stored file name (documents.filename), as most
-// file systems do; a longer name is shortened, not refused.
-const maxFilenameBytes = 255
-
-// maxExtensionBytes is the longest extension uploadName keeps whole.
-const maxExtensionBytes = 16
-
 // uploadName is the stored name of an uploaded file: its base name
 // (browsers on Windows used to send a whole path), made one valid line of
-// text by safetext.Line, and cut to maxFilenameBytes by shortening the part
-// before the extension (ending it with an ellipsis), so that the extension,
-// which decides how the file is read, survives.
+// text and cut to daemon.MaxFileNameBytes by shortening the part before
+// the extension (ending it with an ellipsis), so that the extension, which
+// decides how the file is read, survives (safetext.FileName).
 func uploadName(raw string) string {
 	name := path.Base(strings.ReplaceAll(safetext.Line(raw, 0), `\`, "/"))
 	if name == "." || name == "/" {
 		return ""
 	}
-	if len(name) <= maxFilenameBytes {
-		return name
-	}
-	ext := path.Ext(name)
-	if len(ext) > maxExtensionBytes || len(ext) == len(name) {
-		ext = ""
-	}
-	return safetext.Clip(strings.TrimSuffix(name, ext), maxFilenameBytes-len(ext)) + ext
+	return safetext.FileName(name, daemon.MaxFileNameBytes)
 }
 
 // parseYear reads a year field: "" is unknown (0).

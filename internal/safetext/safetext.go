@@ -47,6 +47,25 @@ func Line(s string, max int) string {
 	return Clip(b.String(), max)
 }
 
+// maxExtensionBytes is the longest extension FileName keeps whole.
+const maxExtensionBytes = 16
+
+// FileName returns a file name as one line (Line) of at most max bytes
+// that keeps its extension, by which plagd detects a file's format: a
+// longer name loses the end of its stem, marked with Ellipsis. An
+// extension longer than 16 bytes is not taken for one.
+func FileName(name string, max int) string {
+	name = Line(name, 0)
+	if max <= 0 || len(name) <= max {
+		return name
+	}
+	ext := ""
+	if i := strings.LastIndexByte(name, '.'); i > 0 && len(name)-i <= maxExtensionBytes && !strings.ContainsAny(name[i:], "/\\") {
+		ext = name[i:]
+	}
+	return Clip(strings.TrimSuffix(name, ext), max-len(ext)) + ext
+}
+
 // Text returns s as storable multi-line text: invalid UTF-8 becomes U+FFFD
 // and NUL bytes are dropped; other characters are kept. It does not bound
 // the length (a document's text is bounded where it is extracted).

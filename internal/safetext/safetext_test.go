@@ -70,3 +70,28 @@ func FuzzLine(f *testing.F) {
 		}
 	})
 }
+
+func TestFileName(t *testing.T) {
+	long := strings.Repeat("é", 300) + ".pdf"
+	got := FileName(long, 255)
+	if len(got) > 255 || !strings.HasSuffix(got, Ellipsis+".pdf") || !utf8.ValidString(got) {
+		t.Fatalf("FileName(long) = %d bytes %q", len(got), got)
+	}
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"essay\u202e  final.pdf", 255, "essay final.pdf"},
+		{"essay.pdf", 255, "essay.pdf"},
+		// an "extension" over 16 bytes is part of the stem
+		{strings.Repeat("x", 20) + "." + strings.Repeat("y", 20), 32, strings.Repeat("x", 20) + "." + strings.Repeat("y", 8) + Ellipsis},
+		// a leading dot starts a name, not an extension
+		{".hidden" + strings.Repeat("z", 30), 32, ".hidden" + strings.Repeat("z", 22) + Ellipsis},
+		{strings.Repeat("a", 40) + ".docx", 32, strings.Repeat("a", 24) + Ellipsis + ".docx"},
+	} {
+		if got := FileName(c.in, c.max); got != c.want {
+			t.Errorf("FileName(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}
