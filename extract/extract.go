@@ -42,6 +42,9 @@ type Options struct {
 	// Limits bound the work of one document (ErrTooComplex); zero fields
 	// mean the defaults.
 	Limits Limits
+	// PDFEngine reads PDFs: PDFium ("" or PDFEnginePDFium, the default) or
+	// the Go reader (PDFEngineGo).
+	PDFEngine PDFEngine
 
 	// budget is the document's budget while a parser runs (set by
 	// runParser; parsers read it with budgetOf).

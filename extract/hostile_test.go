@@ -149,7 +149,9 @@ func cpuTime() time.Duration {
 
 // TestTimeoutStopsTheParser: when the timeout answers, the parser itself
 // stops: no goroutine left, no CPU burning (issue 14 items 1 and 2: the
-// abandoned parsers once ran for 15 minutes).
+// abandoned parsers once ran for 15 minutes). The Go reader stops within
+// milliseconds; with PDFium the files fail in the preflight before
+// (TestHostileItems), and TestPDFiumTimeout covers PDFium.
 func TestTimeoutStopsTheParser(t *testing.T) {
 	files := map[string][]byte{
 		"nested": hostile.NestedXObjectsPDF(8, 12),
@@ -159,7 +161,7 @@ func TestTimeoutStopsTheParser(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			before := runtime.NumGoroutine()
 			start := time.Now()
-			_, err := Text(file, "", "", Options{Timeout: 100 * time.Millisecond})
+			_, err := Text(file, "", "", Options{Timeout: 100 * time.Millisecond, PDFEngine: PDFEngineGo})
 			if !errors.Is(err, ErrTimeout) {
 				t.Fatalf("got %v, want a timeout", err)
 			}
@@ -176,12 +178,36 @@ func TestTimeoutStopsTheParser(t *testing.T) {
 	}
 }
 
+// TestPDFiumTimeout: a document PDFium takes seconds over (eight pages of
+// 400,000 glyphs each, within every limit) answers at its timeout, and
+// its reading stops at the next call into PDFium: a page at most.
+func TestPDFiumTimeout(t *testing.T) {
+	file := hostile.SharedStreamPDF(8, 400000)
+	before := runtime.NumGoroutine()
+	start := time.Now()
+	_, err := Text(file, "", "", Options{Timeout: 100 * time.Millisecond})
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("got %v, want a timeout", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the answer took %s", took)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if runtime.NumGoroutine() > before {
+		t.Errorf("the reading still runs %s after the answer", time.Since(start).Round(time.Millisecond))
+	}
+	t.Logf("reading stopped %s after the start", time.Since(start).Round(time.Millisecond))
+}
+
 // TestTextContextCancel: cancelling the context stops extraction.
 func TestTextContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
-	_, err := TextContext(ctx, hostile.NestedXObjectsPDF(8, 12), "", "", Options{})
+	_, err := TextContext(ctx, hostile.NestedXObjectsPDF(8, 12), "", "", Options{PDFEngine: PDFEngineGo})
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("got %v, want ErrTimeout (cancelled)", err)
 	}

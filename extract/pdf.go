@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"unicode"
 
 	pdf "github.com/ledongthuc/pdf"
 )
@@ -21,6 +22,10 @@ const (
 	// minPageGlyphs: a page with fewer glyphs than this but an image is a
 	// scanned page (a scanner may stamp a date or a page number as text).
 	minPageGlyphs = 20
+	// minOutlineShapes: a page without text that draws at least this many
+	// shapes is read as letters converted to outlines (or a drawing), to
+	// be seen by OCR, not as an empty page; a rule or a frame is not.
+	minOutlineShapes = 20
 	// maxUnmapped: above this share of undecodable glyphs the text layer is
 	// useless (fonts without a Unicode mapping) and is treated like a scan.
 	maxUnmapped = 0.5
@@ -30,6 +35,54 @@ const (
 )
 
 func parsePDF(content []byte, opt Options) (string, error) {
+	if opt.PDFEngine == PDFEngineGo {
+		return parseGoPDF(content, opt)
+	}
+	bud := budgetOf(opt)
+	if err := preflightPDF(content, bud); err != nil {
+		return "", err
+	}
+	contents, err := readPDFium(content, bud)
+	if err != nil {
+		var failure *pdfiumOpenFailure
+		if !errors.As(err, &failure) {
+			return "", err
+		}
+		e, final := pdfiumOpenError(failure.code, failure.err)
+		if final {
+			return "", e
+		}
+		// PDFium could not open the file; the Go reader repairs other
+		// damage and is tried before giving up.
+		return parseGoPDF(content, opt)
+	}
+	text, err := pdfText(content, contents, opt)
+	if err == nil && hasWords(text) {
+		return text, nil
+	}
+	// PDFium found nothing to read. The Go reader reads a few files
+	// PDFium does not (fonts whose encoding only it understands); when it
+	// finds nothing either, PDFium's verdict stands.
+	goText, goErr := parseGoPDF(content, opt)
+	switch {
+	case goErr == nil && hasWords(goText):
+		return goText, nil
+	case (err == nil || errors.Is(err, ErrEmpty)) && errors.Is(goErr, ErrCorrupt):
+		// A document that shows nothing because it is damaged: the
+		// damage is the better reason.
+		return "", goErr
+	}
+	return text, err
+}
+
+// hasWords reports whether text holds a letter or digit.
+func hasWords(text string) bool {
+	return strings.IndexFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// parseGoPDF reads a PDF with ledongthuc/pdf and plagd's content
+// interpreter (pdf_content.go).
+func parseGoPDF(content []byte, opt Options) (string, error) {
 	bud := budgetOf(opt)
 	r, err := openPDF(content, bud)
 	if err != nil {
@@ -47,11 +100,17 @@ func parsePDF(content []byte, opt Options) (string, error) {
 	if err := unreadable(r, contents); err != nil {
 		return "", err
 	}
+	return pdfText(content, contents, opt)
+}
+
+// pdfText is the text of a document's pages, whichever engine read them:
+// laid out, or from OCR for the pages that have no text to read.
+func pdfText(content []byte, contents []pageContent, opt Options) (string, error) {
 	scanned, unmapped := classifyPages(contents)
 	if len(scanned) > 0 || unmapped {
 		return ocrFallback(content, contents, scanned, unmapped, opt)
 	}
-	return layoutPages(contents, nil, bud), nil
+	return layoutPages(contents, nil, budgetOf(opt)), nil
 }
 
 // unreadable reports a document none of whose pages could be read, which
@@ -60,7 +119,7 @@ func parsePDF(content []byte, opt Options) (string, error) {
 func unreadable(r *pdf.Reader, contents []pageContent) *Error {
 	var failure any
 	for _, c := range contents {
-		if c.drawn > 0 || c.images > 0 {
+		if c.drawn > 0 || c.images > 0 || c.shapes > 0 {
 			return nil
 		}
 		if failure == nil {
@@ -76,14 +135,15 @@ func unreadable(r *pdf.Reader, contents []pageContent) *Error {
 	return newError(ErrCorrupt, "the PDF is damaged: its pages could not be read (%s)", quote(failure))
 }
 
-// classifyPages finds the pages that are images without text, and whether
-// the document's text layer is mostly undecodable.
+// classifyPages finds the pages that must be seen to be read: images
+// without text (a scan) or shapes without text (letters converted to
+// outlines), and whether the document's text layer is mostly undecodable.
 func classifyPages(contents []pageContent) (scanned []int, unmapped bool) {
 	drawn, bad := 0, 0
 	for i, c := range contents {
 		drawn += c.drawn
 		bad += c.unmapped
-		if c.images > 0 && c.drawn-c.unmapped < minPageGlyphs {
+		if (c.images > 0 || c.shapes >= minOutlineShapes) && c.drawn-c.unmapped < minPageGlyphs {
 			scanned = append(scanned, i)
 		}
 	}

@@ -154,6 +154,7 @@ type pageContent struct {
 	images      int
 	drawn       int // non-space glyphs
 	unmapped    int // glyphs without a Unicode mapping
+	shapes      int // paths and shadings, counted only on pages with little text (PDFium)
 	failure     any // why a content stream could not be read to its end
 	top, bottom float64
 }
@@ -216,8 +217,9 @@ type interp struct {
 func readPage(p pdf.Page, doc *pdfDoc) pageContent {
 	in := &interp{doc: doc, bud: doc.bud, forms: map[objRef]bool{}}
 	in.run(p.V.Key("Contents"), p.V.Key("Resources"), pageResources(p), identity, 0)
-	in.keepMainOrientation()
-	in.out.bottom, in.out.top = in.pageBox(p)
+	q := mainQuarter(in.orient)
+	in.out.glyphs = keepOrientation(in.out.glyphs, in.orient, q)
+	in.out.bottom, in.out.top = pageBox(p, q, in.out.glyphs)
 	return in.out
 }
 
@@ -238,8 +240,8 @@ func pageResources(p pdf.Page) pdf.Value {
 }
 
 // pageBox returns the vertical extent of the page (crop box, else media
-// box, inheritable), in the orientation of its text.
-func (in *interp) pageBox(p pdf.Page) (bottom, top float64) {
+// box, inheritable), in the orientation q of its text.
+func pageBox(p pdf.Page, q int, glyphs []glyph) (bottom, top float64) {
 	var box pdf.Value
 	v := p.V
 	for range 32 {
@@ -257,20 +259,9 @@ func (in *interp) pageBox(p pdf.Page) (bottom, top float64) {
 		v = v.Key("Parent")
 	}
 	if box.Len() != 4 {
-		// No box: the glyphs' own extent, a little enlarged.
-		bottom, top = math.Inf(1), math.Inf(-1)
-		for _, g := range in.out.glyphs {
-			bottom, top = math.Min(bottom, g.y), math.Max(top, g.y+g.size)
-		}
-		return bottom - 36, top + 36
+		return glyphExtent(glyphs)
 	}
-	x0, y0, x1, y1 := box.Index(0).Float64(), box.Index(1).Float64(), box.Index(2).Float64(), box.Index(3).Float64()
-	bottom, top = math.Inf(1), math.Inf(-1)
-	for _, c := range [][2]float64{{x0, y0}, {x0, y1}, {x1, y0}, {x1, y1}} {
-		_, y := rotate(c[0], c[1], in.mainQuarter())
-		bottom, top = math.Min(bottom, y), math.Max(top, y)
-	}
-	return bottom, top
+	return verticalExtent(q, box.Index(0).Float64(), box.Index(1).Float64(), box.Index(2).Float64(), box.Index(3).Float64())
 }
 
 func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth int) {
@@ -532,10 +523,11 @@ func rotate(x, y float64, q int) (float64, float64) {
 	return x, y
 }
 
-// mainQuarter is the orientation of most of the page's glyphs.
-func (in *interp) mainQuarter() int {
+// mainQuarter is the orientation (in quarter turns) of most of a page's
+// glyphs, given each glyph's.
+func mainQuarter(orient []int) int {
 	var n [4]int
-	for _, q := range in.orient {
+	for _, q := range orient {
 		n[q]++
 	}
 	best := 0
@@ -547,16 +539,36 @@ func (in *interp) mainQuarter() int {
 	return best
 }
 
-// keepMainOrientation drops glyphs drawn in another direction than most of
-// the page: a landscape page's text is read, but a vertical stamp in the
-// margin of a portrait page is not mixed into its lines.
-func (in *interp) keepMainOrientation() {
-	q := in.mainQuarter()
-	kept := in.out.glyphs[:0]
-	for i, g := range in.out.glyphs {
-		if in.orient[i] == q {
+// keepOrientation drops the glyphs drawn in another direction than q, the
+// page's main one: a landscape page's text is read, but a vertical stamp
+// in the margin of a portrait page is not mixed into its lines.
+func keepOrientation(glyphs []glyph, orient []int, q int) []glyph {
+	kept := glyphs[:0]
+	for i, g := range glyphs {
+		if orient[i] == q {
 			kept = append(kept, g)
 		}
 	}
-	in.out.glyphs = kept
+	return kept
+}
+
+// verticalExtent is the bottom and top of the box (x0, y0)-(x1, y1) seen
+// in text turned q quarter turns.
+func verticalExtent(q int, x0, y0, x1, y1 float64) (bottom, top float64) {
+	bottom, top = math.Inf(1), math.Inf(-1)
+	for _, c := range [][2]float64{{x0, y0}, {x0, y1}, {x1, y0}, {x1, y1}} {
+		_, y := rotate(c[0], c[1], q)
+		bottom, top = math.Min(bottom, y), math.Max(top, y)
+	}
+	return bottom, top
+}
+
+// glyphExtent stands in for a page without a box: the glyphs' own
+// vertical extent, a little enlarged.
+func glyphExtent(glyphs []glyph) (bottom, top float64) {
+	bottom, top = math.Inf(1), math.Inf(-1)
+	for _, g := range glyphs {
+		bottom, top = math.Min(bottom, g.y), math.Max(top, g.y+g.size)
+	}
+	return bottom - 36, top + 36
 }
