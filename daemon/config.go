@@ -234,6 +234,8 @@ type ExtractConfig struct {
 	Workers     int   `yaml:"workers"`      // concurrent extractions per process; 0 = number of CPUs
 	MemoryLimit int64 `yaml:"memory_limit"` // bytes one extraction process may use, default 1 GiB
 	Recycle     int   `yaml:"recycle"`      // documents an extraction process reads before it is replaced, default 1000
+	// PDFEngine reads PDFs: "pdfium" (default) or "go" (extract.PDFEngine).
+	PDFEngine string `yaml:"pdf_engine"`
 	// OCR of image-only (scanned) PDFs with the tesseract program.
 	OCR OCRConfig `yaml:"ocr"`
 	// Limits bound the work of one document (extract.Limits); 0 = default.
@@ -265,6 +267,7 @@ func (c *Config) ExtractOptions() extract.Options {
 	opt := extract.Options{MaxBytes: c.Extract.MaxBytes, Timeout: c.Extract.Timeout, Limits: extract.Limits{
 		MaxPages: l.MaxPages, MaxXObjectDepth: l.MaxXObjectDepth, MaxXObjectCalls: l.MaxXObjectCalls,
 		MaxGlyphs: l.MaxGlyphs, MaxStreamBytes: l.MaxStreamBytes, MaxXMLToken: l.MaxXMLToken, MaxTextBytes: l.MaxTextBytes}}
+	opt.PDFEngine, _ = extract.ParsePDFEngine(c.Extract.PDFEngine) // checked by Validate
 	if c.Extract.OCR.Enabled {
 		opt.OCR = extract.OCROptions{Tesseract: c.Extract.OCR.Tesseract, Languages: c.Extract.OCR.Languages}
 	}
@@ -302,6 +305,7 @@ func DefaultConfig() Config {
 			LoginMaxBackoff: 15 * time.Minute, ThrottleEntries: 100_000, HashQueue: 32},
 		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
 			Isolate: true, Workers: 0, MemoryLimit: sandbox.DefaultMemoryLimit, Recycle: sandbox.DefaultRecycle,
+			PDFEngine: string(extract.PDFEnginePDFium),
 			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}},
 			Limits: LimitsConfig{MaxPages: extract.DefaultMaxPages, MaxXObjectDepth: extract.DefaultMaxXObjectDepth,
 				MaxXObjectCalls: extract.DefaultMaxXObjectCalls, MaxGlyphs: extract.DefaultMaxGlyphs,
@@ -419,6 +423,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 	})
 	set("PLAGD_EXTRACT_TIMEOUT", dur(&c.Extract.Timeout))
 	set("PLAGD_EXTRACT_ISOLATE", boolean(&c.Extract.Isolate))
+	set("PLAGD_EXTRACT_PDF_ENGINE", str(&c.Extract.PDFEngine))
 	set("PLAGD_EXTRACT_WORKERS", num(&c.Extract.Workers))
 	set("PLAGD_EXTRACT_MEMORY_LIMIT", func(v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -503,6 +508,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("extract.memory_limit must be at least 67108864 (64 MiB), got %d", c.Extract.MemoryLimit)
 	case c.Extract.Recycle < 1:
 		return fmt.Errorf("extract.recycle must be at least 1 document, got %d", c.Extract.Recycle)
+	case !validPDFEngine(c.Extract.PDFEngine):
+		_, err := extract.ParsePDFEngine(c.Extract.PDFEngine)
+		return fmt.Errorf("extract.pdf_engine: %w", err)
 	case c.HTTP.SessionTTL < time.Minute:
 		return fmt.Errorf("http.session_ttl must be at least 1m, got %s", c.HTTP.SessionTTL)
 	case c.HTTP.CookieSecure != "auto" && c.HTTP.CookieSecure != "always" && c.HTTP.CookieSecure != "never":
@@ -653,4 +661,10 @@ func langNames() string {
 		names = append(names, l.String())
 	}
 	return strings.Join(names, ", ")
+}
+
+// validPDFEngine reports whether name is an engine extract.ParsePDFEngine knows.
+func validPDFEngine(name string) bool {
+	_, err := extract.ParsePDFEngine(name)
+	return err == nil
 }
