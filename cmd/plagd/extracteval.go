@@ -35,9 +35,10 @@ func newExtractEvalCmd(_ *globals) *cobra.Command {
 		pdftotext string
 		ocr       bool
 		markdown  bool
+		corpus    corpusFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "extract-eval [--testdata DIR] [--pdftotext PATH] [--ocr] [--markdown]",
+		Use:   "extract-eval [--testdata DIR | --corpus DIR] [--pdftotext PATH] [--ocr] [--markdown]",
 		Short: "Measure text extraction against the fixtures (word F1, plagd vs pdftotext)",
 		Long: `Extract every file listed in DIR/manifest.tsv (default extract/testdata) and
 compare the text with the file's true source text: word precision, recall and
@@ -48,7 +49,13 @@ expected to fail show the failure kind and the reason plagd gives.
 PDFs are also extracted with pdftotext from poppler-utils, when it is
 installed, for comparison. --ocr also reads the scanned fixtures with the
 tesseract program (from PATH). --markdown prints the tables as Markdown, as in
-docs/EXTRACTION.md.`,
+docs/EXTRACTION.md.
+
+--corpus DIR measures a folder of PDFs instead (extracteval_corpus.go): the
+files of DIR/manifest.tsv (made by scripts/make-pdf-corpus.sh) or, without a
+manifest, every *.pdf under DIR; each is compared with the best reference
+text (its true text when known, else pdftotext's or mutool's, whichever
+reads more words), with tables per file, producer and script.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError{fmt.Sprintf("plagd extract-eval takes no arguments, got %q", args)}
@@ -56,6 +63,10 @@ docs/EXTRACTION.md.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if corpus.dir != "" {
+				corpus.pdftotext, corpus.markdown = pdftotext, markdown
+				return runCorpusEval(cmd.Context(), os.Stdout, os.Stderr, corpus)
+			}
 			rows, err := readEvalManifest(filepath.Join(dir, "manifest.tsv"))
 			if err != nil {
 				return err
@@ -91,6 +102,7 @@ docs/EXTRACTION.md.`,
 	f.StringVar(&pdftotext, "pdftotext", "pdftotext", `pdftotext program to compare PDFs with ("" to skip)`)
 	f.BoolVar(&ocr, "ocr", false, "read scanned PDFs with tesseract (from PATH)")
 	f.BoolVar(&markdown, "markdown", false, "print Markdown tables")
+	corpus.register(cmd)
 	return cmd
 }
 

@@ -16,11 +16,24 @@ import (
 // characters "ﬁ" and "ﬂ", hiding exactly the defect the fixtures look for),
 // lower case, maximal runs of letters, digits and combining marks. All other
 // characters, punctuation and layout among them, separate words.
+//
+// Chinese and Japanese are written without spaces, so a "run of letters"
+// there is a whole clause, and a line break a typesetter puts inside it would
+// count as two wrong words: each Han, Hiragana or Katakana character is a
+// word of its own instead (Korean puts spaces between words and is not split).
 func Words(text string) []string {
 	text = norm.NFC.String(text)
 	var out []string
 	start := -1
 	for i, r := range text {
+		if isIdeographic(r) {
+			if start >= 0 {
+				out = append(out, strings.ToLower(text[start:i]))
+				start = -1
+			}
+			out = append(out, string(r))
+			continue
+		}
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) {
 			if start < 0 {
 				start = i
@@ -36,6 +49,11 @@ func Words(text string) []string {
 		out = append(out, strings.ToLower(text[start:]))
 	}
 	return out
+}
+
+// isIdeographic reports the characters that are words on their own.
+func isIdeographic(r rune) bool {
+	return r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // Score is precision, recall and F1 of one comparison.

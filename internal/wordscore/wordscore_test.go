@@ -2,6 +2,7 @@ package wordscore
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +32,23 @@ func TestScoring(t *testing.T) {
 		}
 		if len(glued) != c.glued || len(split) != c.split {
 			t.Errorf("%s: glued %v split %v, want %d and %d", c.name, glued, split, c.glued, c.split)
+		}
+	}
+}
+
+// TestWordsIdeographic: Han and kana characters are words of their own, so a
+// line break inside a Chinese clause costs nothing; Korean keeps its
+// space-separated words, and Latin words next to Han characters stay whole.
+func TestWordsIdeographic(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"常见问题", "常|见|问|题"},
+		{"常见\n问题", "常|见|问|题"},
+		{"Debian 软件包ですか", "debian|软|件|包|で|す|か"},
+		{"데비안 패키지", "데비안|패키지"},
+		{"GNU/Linux系统", "gnu|linux|系|统"},
+	} {
+		if got := strings.Join(Words(c.in), "|"); got != c.want {
+			t.Errorf("Words(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
