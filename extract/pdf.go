@@ -43,8 +43,16 @@ func parsePDF(content []byte, opt Options) (string, error) {
 		return "", err
 	}
 	contents, err := readPDFium(content, bud)
+	var failure *pdfiumOpenFailure
+	if errors.As(err, &failure) && failure.err == nil && failure.code == pdfiumErrFormat {
+		// No trailer, or none PDFium can use: a file cut short.
+		if repaired, ok := repairTrailer(content, bud); ok {
+			if c, rerr := readPDFium(repaired, bud); rerr == nil {
+				contents, err = c, nil
+			}
+		}
+	}
 	if err != nil {
-		var failure *pdfiumOpenFailure
 		if !errors.As(err, &failure) {
 			return "", err
 		}
