@@ -18,6 +18,10 @@ import (
 // status only as clean lines: valid UTF-8, no control characters but line
 // ends, no invisible formatting characters.
 func TestCLI_IngestPrintsNoRawBytes(t *testing.T) {
+	// PDFium reads what precedes the damage, as viewers show it; the Go
+	// reader fails the file with the library's error quoting its bytes,
+	// the reason this test is about.
+	t.Setenv("PLAGD_EXTRACT_PDF_ENGINE", "go")
 	url := pgtest.NewDB(t)
 	dir := t.TempDir()
 	text := "the committee examined the thesis and found the methodology sound and the results reproducible"
