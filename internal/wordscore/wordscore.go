@@ -21,8 +21,13 @@ import (
 // there is a whole clause, and a line break a typesetter puts inside it would
 // count as two wrong words: each Han, Hiragana or Katakana character is a
 // word of its own instead (Korean puts spaces between words and is not split).
+//
+// Arabic presentation forms (the contextual shapes of letters, which some
+// PDFs map their glyphs to) are folded to the letters they show, as NFKC
+// would: the daemon's chunker folds them with NFKC too, so for plagiarism
+// "ﺣﺪﻳﺜﺎ" and "حديثا" are the same word.
 func Words(text string) []string {
-	text = norm.NFC.String(text)
+	text = norm.NFC.String(foldPresentationForms(text))
 	var out []string
 	start := -1
 	for i, r := range text {
@@ -49,6 +54,27 @@ func Words(text string) []string {
 		out = append(out, strings.ToLower(text[start:]))
 	}
 	return out
+}
+
+// foldPresentationForms replaces Arabic presentation forms (U+FB50-U+FDFF,
+// U+FE70-U+FEFF) by their NFKC decomposition and leaves all else alone.
+func foldPresentationForms(text string) string {
+	if !strings.ContainsFunc(text, isPresentationForm) {
+		return text
+	}
+	var b strings.Builder
+	for _, r := range text {
+		if isPresentationForm(r) {
+			b.WriteString(norm.NFKC.String(string(r)))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isPresentationForm(r rune) bool {
+	return (r >= 0xFB50 && r <= 0xFDFF) || (r >= 0xFE70 && r <= 0xFEFF && r != 0xFEFF)
 }
 
 // isIdeographic reports the characters that are words on their own.
