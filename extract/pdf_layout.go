@@ -105,15 +105,16 @@ func groupLines(gs []glyph) []*line {
 
 // lineText spells a line: glyphs in X order, with a space wherever the gap to
 // the previous glyph exceeds wordGap of the font size or a space is drawn,
-// and without the duplicate glyphs of fake bold.
+// and without the duplicate glyphs of fake bold. A line of right-to-left
+// script comes out in reading order (logicalOrder).
 func lineText(l *line) string {
-	var b strings.Builder
+	var words [][]string // the glyphs' texts, word by word
 	var prev *glyph
 	pendingSpace := false
 	for i := range l.glyphs {
 		g := &l.glyphs[i]
 		if g.space() {
-			pendingSpace = b.Len() > 0
+			pendingSpace = len(words) > 0
 			continue
 		}
 		if prev != nil {
@@ -125,14 +126,60 @@ func lineText(l *line) string {
 				pendingSpace = true
 			}
 		}
-		if pendingSpace {
-			b.WriteByte(' ')
+		if pendingSpace || len(words) == 0 {
+			words = append(words, nil)
 			pendingSpace = false
 		}
-		b.WriteString(g.s)
+		words[len(words)-1] = append(words[len(words)-1], g.s)
 		prev = g
 	}
+	logicalOrder(words)
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		for _, s := range w {
+			b.WriteString(s)
+		}
+	}
 	return b.String()
+}
+
+// logicalOrder turns the words of a line of right-to-left script (Arabic,
+// Hebrew), given in the order their glyphs stand from left to right, into
+// reading order: the words from right to left, the glyphs of each
+// right-to-left word reversed (a glyph's own text, such as a lam-alef
+// ligature, is already in reading order), numbers and Latin words left as
+// they are. A line that is mostly left-to-right is left alone.
+func logicalOrder(words [][]string) {
+	rtl, ltr := 0, 0
+	for _, w := range words {
+		for _, s := range w {
+			for _, r := range s {
+				switch {
+				case isRTL(r):
+					rtl++
+				case unicode.IsLetter(r):
+					ltr++
+				}
+			}
+		}
+	}
+	if rtl <= ltr {
+		return
+	}
+	slices.Reverse(words)
+	for _, w := range words {
+		if slices.ContainsFunc(w, func(s string) bool { return strings.IndexFunc(s, isRTL) >= 0 }) {
+			slices.Reverse(w)
+		}
+	}
+}
+
+// isRTL reports whether r belongs to a script written right to left.
+func isRTL(r rune) bool {
+	return unicode.In(r, unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko)
 }
 
 // gutter is a vertical band [x0, x1] free of glyphs between two columns.
