@@ -205,6 +205,7 @@ func layoutPages(contents []pageContent, ocr map[int]string, bud *budget) string
 		pages[i] = pageLines{lines: groupLines(c.glyphs), top: c.top, bottom: c.bottom}
 	}
 	dropRunningLines(pages)
+	side := sideLines(contents, bud)
 	var all []textLine
 	for i, p := range pages {
 		if t, ok := ocr[i]; ok {
@@ -215,8 +216,53 @@ func layoutPages(contents []pageContent, ocr map[int]string, bud *budget) string
 		for _, b := range readingOrder(p.lines, 2) {
 			all = append(all, blockLines(b)...)
 		}
+		for j, l := range side[i] {
+			before := breakLine
+			if j == 0 {
+				before = breakPara
+			}
+			all = append(all, textLine{text: l, before: before})
+		}
 	}
 	return renderLines(joinHyphenated(all))
+}
+
+// sideLines lays out each page's text in other directions than its own
+// (splitOrientation), as lines that follow the page's text. A line that
+// comes back on many pages (a download stamp up the margin of every page)
+// is dropped, as running headers are.
+func sideLines(contents []pageContent, bud *budget) [][]string {
+	out := make([][]string, len(contents))
+	onPages := map[string]map[int]bool{}
+	for i, c := range contents {
+		for _, gs := range c.side {
+			bud.spend(len(gs) + 1)
+			for _, b := range readingOrder(groupLines(gs), 2) {
+				for _, l := range blockLines(b) {
+					if strings.TrimSpace(l.text) == "" {
+						continue
+					}
+					out[i] = append(out[i], l.text)
+					k := runningKey(l.text)
+					if onPages[k] == nil {
+						onPages[k] = map[int]bool{}
+					}
+					onPages[k][i] = true
+				}
+			}
+		}
+	}
+	for i, lines := range out {
+		kept := lines[:0]
+		for _, l := range lines {
+			if n := len(onPages[runningKey(l)]); n >= 2 && float64(n) >= 0.4*float64(len(contents)) {
+				continue
+			}
+			kept = append(kept, l)
+		}
+		out[i] = kept
+	}
+	return out
 }
 
 // ocrLines splits OCR output into lines for hyphen joining: blank lines

@@ -155,6 +155,7 @@ type pageContent struct {
 	drawn       int // non-space glyphs
 	unmapped    int // glyphs without a Unicode mapping
 	shapes      int // paths and shadings, counted only on pages with little text (PDFium)
+	side        [][]glyph // text in other directions than the page's, one list per direction
 	failure     any // why a content stream could not be read to its end
 	top, bottom float64
 }
@@ -218,7 +219,7 @@ func readPage(p pdf.Page, doc *pdfDoc) pageContent {
 	in := &interp{doc: doc, bud: doc.bud, forms: map[objRef]bool{}}
 	in.run(p.V.Key("Contents"), p.V.Key("Resources"), pageResources(p), identity, 0)
 	q := mainQuarter(in.orient)
-	in.out.glyphs = keepOrientation(in.out.glyphs, in.orient, q)
+	in.out.glyphs, in.out.side = splitOrientation(in.out.glyphs, in.orient, q)
 	in.out.bottom, in.out.top = pageBox(p, q, in.out.glyphs)
 	return in.out
 }
@@ -539,17 +540,26 @@ func mainQuarter(orient []int) int {
 	return best
 }
 
-// keepOrientation drops the glyphs drawn in another direction than q, the
-// page's main one: a landscape page's text is read, but a vertical stamp
-// in the margin of a portrait page is not mixed into its lines.
-func keepOrientation(glyphs []glyph, orient []int, q int) []glyph {
-	kept := glyphs[:0]
+// splitOrientation separates the glyphs drawn in the page's main
+// direction q from those drawn in other directions (a table's turned
+// column heads, a chart's axis labels, a stamp up the margin), which are
+// returned by direction, each in its own frame, to be laid out after the
+// page's text and never mixed into its lines.
+func splitOrientation(glyphs []glyph, orient []int, q int) (main []glyph, side [][]glyph) {
+	var other [4][]glyph
 	for i, g := range glyphs {
 		if orient[i] == q {
-			kept = append(kept, g)
+			main = append(main, g)
+		} else {
+			other[orient[i]] = append(other[orient[i]], g)
 		}
 	}
-	return kept
+	for _, gs := range other {
+		if len(gs) > 0 {
+			side = append(side, gs)
+		}
+	}
+	return main, side
 }
 
 // verticalExtent is the bottom and top of the box (x0, y0)-(x1, y1) seen

@@ -116,7 +116,7 @@ func (s *pdfiumSession) readPage(doc uint64, index int, bud *budget) pageContent
 		orient = append(orient, q)
 	}
 	q := mainQuarter(orient)
-	out.glyphs = keepOrientation(out.glyphs, orient, q)
+	out.glyphs, out.side = splitOrientation(out.glyphs, orient, q)
 	if left, top, right, bottom, ok := s.pageBox(page); ok {
 		out.bottom, out.top = verticalExtent(q, left, bottom, right, top)
 	} else {
