@@ -152,11 +152,11 @@ type textState struct {
 type pageContent struct {
 	glyphs      []glyph
 	images      int
-	drawn       int // non-space glyphs
-	unmapped    int // glyphs without a Unicode mapping
-	shapes      int // paths and shadings, counted only on pages with little text (PDFium)
+	drawn       int       // non-space glyphs
+	unmapped    int       // glyphs without a Unicode mapping
+	shapes      int       // paths and shadings, counted only on pages with little text (PDFium)
 	side        [][]glyph // text in other directions than the page's, one list per direction
-	failure     any // why a content stream could not be read to its end
+	failure     any       // why a content stream could not be read to its end
 	top, bottom float64
 }
 
