@@ -22,6 +22,10 @@ import (
 type glyph struct {
 	x, y, w, size float64
 	s             string
+	// gen marks a space PDFium inferred between two characters (it draws
+	// nothing). Lines of right-to-left script break words only at spaces,
+	// these included; other lines ignore them (lineText).
+	gen bool
 }
 
 func (g glyph) end() float64 { return g.x + g.w }
@@ -108,11 +112,15 @@ func groupLines(gs []glyph) []*line {
 // and without the duplicate glyphs of fake bold. A line of right-to-left
 // script comes out in reading order (logicalOrder).
 func lineText(l *line) string {
+	rtl := isRTLLine(l.glyphs)
 	var words [][]string // the glyphs' texts, word by word
 	var prev *glyph
 	pendingSpace := false
 	for i := range l.glyphs {
 		g := &l.glyphs[i]
+		if g.gen && !rtl {
+			continue
+		}
 		if g.space() {
 			pendingSpace = len(words) > 0
 			continue
@@ -122,7 +130,7 @@ func lineText(l *line) string {
 			if g.s == prev.s && math.Abs(g.x-prev.x) < dupOverlap*math.Max(prev.w, size*0.3) {
 				continue // fake bold
 			}
-			if g.x-prev.end() > wordGap*size {
+			if g.x-prev.end() > wordGap*size && !rtl {
 				pendingSpace = true
 			}
 		}
@@ -144,6 +152,27 @@ func lineText(l *line) string {
 		}
 	}
 	return b.String()
+}
+
+// isRTLLine reports whether a line is mostly right-to-left script and
+// says where its words end: drawn spaces, or spaces PDFium inferred. Such
+// a line breaks words only at spaces: right-to-left text set by word
+// processors (justified Arabic above all) leaves gaps inside words that
+// geometry takes for spaces.
+func isRTLLine(glyphs []glyph) bool {
+	rtl, ltr, spaces := 0, 0, false
+	for _, g := range glyphs {
+		spaces = spaces || g.space()
+		for _, r := range g.s {
+			switch {
+			case isRTL(r):
+				rtl++
+			case unicode.IsLetter(r):
+				ltr++
+			}
+		}
+	}
+	return spaces && rtl > ltr
 }
 
 // logicalOrder turns the words of a line of right-to-left script (Arabic,

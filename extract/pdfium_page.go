@@ -98,20 +98,34 @@ func (s *pdfiumSession) readPage(doc uint64, index int, bud *budget) pageContent
 	chars := min(int32Of(n), maxPageGlyphs)
 	bud.glyphs(chars) // a page of a million glyphs fails before it is read
 	var orient []int
+	spaceNext := false // PDFium inferred a space before the next character
 	for i := range chars {
-		g, q, ok, err := s.char(tp, i, &out)
+		g, q, kind, err := s.char(tp, i, &out)
 		if err != nil {
 			return fail(err)
 		}
-		if !ok {
+		switch kind {
+		case charNone:
+			continue
+		case charGeneratedSpace:
+			spaceNext = len(out.glyphs) > 0
 			continue
 		}
-		if k := len(out.glyphs) - 1; k >= 0 && orient[k] == q && out.glyphs[k].x == g.x && out.glyphs[k].y == g.y && !out.glyphs[k].space() {
+		k := len(out.glyphs) - 1
+		if k >= 0 && orient[k] == q && out.glyphs[k].x == g.x && out.glyphs[k].y == g.y && !out.glyphs[k].space() {
 			// One glyph that stands for several characters (a ligature
 			// mapped to "ffi"): PDFium gives each the same origin.
 			out.glyphs[k].s += g.s
+			spaceNext = false
 			continue
 		}
+		if spaceNext && orient[k] == q {
+			if sp, ok := inferredSpace(out.glyphs[k], g); ok {
+				out.glyphs = append(out.glyphs, sp)
+				orient = append(orient, q)
+			}
+		}
+		spaceNext = false
 		out.glyphs = append(out.glyphs, g)
 		orient = append(orient, q)
 	}
@@ -171,25 +185,59 @@ func orNoPage(err error) error {
 	return errNoPage{}
 }
 
+// What a character of PDFium's text page is to the layout.
+type charKind int
+
+const (
+	charNone           charKind = iota // no glyph: a line break, or a character no font maps
+	charGlyph                          // a glyph drawn on the page
+	charGeneratedSpace                 // a space PDFium inferred between two glyphs
+)
+
 // char reads character i of a text page: its glyph and direction in
-// quarter turns, or ok false for characters that give no glyph: those
-// PDFium made up (the spaces and line breaks it infers; plagd's layout
-// infers its own) and those no font says the letter of.
-func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int, ok bool, err error) {
+// quarter turns, and what kind of character it is.
+func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int, kind charKind, err error) {
+	g, q, ok, gen, err := s.readChar(tp, i, out)
+	switch {
+	case err != nil || (!ok && !gen):
+		return g, q, charNone, err
+	case gen:
+		return g, q, charGeneratedSpace, nil
+	}
+	return g, q, charGlyph, nil
+}
+
+// inferredSpace is the space PDFium inferred between glyphs a and b of one
+// line, placed midway between them (b may stand left of a: right-to-left
+// text comes in reading order).
+func inferredSpace(a, b glyph) (glyph, bool) {
+	if math.Abs(a.y-b.y) > baselineTol*math.Max(a.size, b.size) {
+		return glyph{}, false // a line break, not a space
+	}
+	x := (a.end() + b.x) / 2
+	if b.x < a.x {
+		x = (b.end() + a.x) / 2
+	}
+	return glyph{x: x, y: a.y, size: a.size, s: " ", gen: true}, true
+}
+
+// readChar reads character i: its glyph, or ok false for characters that
+// give none; gen reports a space PDFium made up.
+func (s *pdfiumSession) readChar(tp uint64, i int, out *pageContent) (g glyph, q int, ok, gen bool, err error) {
 	u, err := s.call("FPDFText_GetUnicode", tp, uint64(i))
 	if err != nil {
-		return g, 0, false, err
+		return g, 0, false, false, err
 	}
 	r := rune(uint32(u))
 	switch {
 	case r == '\r' || r == '\n':
-		return g, 0, false, nil
+		return g, 0, false, false, nil
 	case r == pdfiumLineEndHyphen:
 		r = '-'
 	case unicode.IsSpace(r):
-		gen, err := s.call("FPDFText_IsGenerated", tp, uint64(i))
-		if err != nil || int32Of(gen) != 0 {
-			return g, 0, false, err
+		generated, err := s.call("FPDFText_IsGenerated", tp, uint64(i))
+		if err != nil || int32Of(generated) != 0 {
+			return g, 0, false, err == nil, err
 		}
 	}
 	// A character of a font without a Unicode map is PDFium's best guess
@@ -200,12 +248,12 @@ func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int
 		out.drawn++
 		if text == "" {
 			out.unmapped++
-			return g, 0, false, nil
+			return g, 0, false, false, nil
 		}
 	}
 	geo, err := s.geometry(tp, i)
 	if err != nil {
-		return g, 0, false, err
+		return g, 0, false, false, err
 	}
 	q = quarterTurns(geo.a, geo.b)
 	x, y := rotate(geo.x, geo.y, q)
@@ -218,9 +266,9 @@ func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int
 	}
 	g = glyph{x: x, y: y, w: math.Max(0, end-x), size: geo.size * math.Hypot(geo.c, geo.d), s: text}
 	if !isFinite(g.x, g.y, g.w, g.size) {
-		return g, 0, false, nil
+		return g, 0, false, false, nil
 	}
-	return g, q, true, nil
+	return g, q, true, false, nil
 }
 
 // pdfiumLineEndHyphen is the code PDFium gives a hyphen at the end of a
