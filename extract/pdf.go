@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -184,7 +185,25 @@ func ocrFallback(content []byte, contents []pageContent, scanned []int, unmapped
 		// page): the text of the others is still the document.
 		return layoutPages(contents, nil, budgetOf(opt)), nil
 	}
+	if !allImages(contents) {
+		what, them := fmt.Sprintf("%d pages are", len(contents)), "them"
+		if len(contents) == 1 {
+			what, them = "page is", "it"
+		}
+		return "", newError(ErrNoTextLayer, "no text layer: the %s drawn, not written (letters converted to outlines, or a drawing without text); enable OCR (extract.ocr) to read %s", what, them)
+	}
 	return "", noTextLayer(len(contents), "enable OCR (extract.ocr) to read them")
+}
+
+// allImages reports whether every page without text shows an image (a
+// scan) rather than only shapes.
+func allImages(contents []pageContent) bool {
+	for _, c := range contents {
+		if c.images == 0 && c.shapes >= minOutlineShapes && c.drawn-c.unmapped < minPageGlyphs {
+			return false
+		}
+	}
+	return true
 }
 
 // noTextLayer is the ErrNoTextLayer error of a scan of n pages; hint says

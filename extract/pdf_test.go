@@ -405,3 +405,24 @@ func FuzzPDF(f *testing.F) {
 		}
 	})
 }
+
+// TestPDF_OutlinedTextIsNotEmpty: a page whose letters are drawn as shapes
+// (as "print to PDF" with fonts converted to outlines makes them) has no
+// text layer to read, but it is not empty: it fails as no_text_layer, and
+// a page with one rule is still empty.
+func TestPDF_OutlinedTextIsNotEmpty(t *testing.T) {
+	var ops []string
+	for i := range 30 { // thirty small filled shapes in a row: letters
+		x := 72 + i*8
+		ops = append(ops, fmt.Sprintf("%d 700 m %d 706 l %d 700 l f", x, x+3, x+6))
+	}
+	_, err := Text(testPDF([]string{strings.Join(ops, "\n")}, false), "x.pdf", "", Options{})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != ErrNoTextLayer || !strings.Contains(e.Reason, "outlines") {
+		t.Errorf("outlined letters: got %v, want no_text_layer naming outlines", err)
+	}
+	_, err = Text(testPDF([]string{"72 700 m 500 700 l S"}, false), "x.pdf", "", Options{})
+	if !errors.Is(err, ErrEmpty) {
+		t.Errorf("one rule: got %v, want empty", err)
+	}
+}
