@@ -15,8 +15,15 @@ import (
 // deep). The Go reader finds these in its parse of the structure, which is
 // cheap, and in counting the form calls, which reads only the forms'
 // streams. A file the Go reader cannot open passes: PDFium repairs more,
-// and its own failures are bounded by its memory limit and the sandbox.
-func preflightPDF(content []byte, bud *budget) *Error {
+// and its own failures are bounded by its memory limit and the sandbox;
+// so does a file on which the Go reader breaks (a panic inside the library).
+func preflightPDF(content []byte, bud *budget) (failure *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rethrowStop(r)
+			failure = nil // the Go reader broke on the file: PDFium may not
+		}
+	}()
 	r, err := openPDF(content, bud)
 	if err != nil {
 		return onlyTooComplex(err)

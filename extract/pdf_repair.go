@@ -27,6 +27,11 @@ func repairTrailer(content []byte, bud *budget) (repaired []byte, ok bool) {
 	var b bytes.Buffer
 	b.Grow(len(content) + 100)
 	b.Write(content)
+	if bytes.LastIndex(content, []byte("endstream")) < bytes.LastIndex(content, []byte("stream")) {
+		// Cut inside a stream: close it, so that the objects before it
+		// are not read as part of it.
+		b.WriteString("\nendstream\nendobj")
+	}
 	fmt.Fprintf(&b, "\ntrailer\n<< /Root %d 0 R >>\nstartxref\n0\n%%%%EOF\n", root)
 	return b.Bytes(), true
 }
