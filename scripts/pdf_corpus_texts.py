@@ -27,17 +27,17 @@ import sys
 SOURCES = [
     ("en_gpl3", "latin", "en", "base-files", "verbatim copies permitted (the GPL-3 text itself)", "plain", "/usr/share/common-licenses/GPL-3", 6000),
     ("en_apache", "latin", "en", "base-files", "the Apache-2.0 licence text, freely redistributable", "plain", "/usr/share/common-licenses/Apache-2.0", 2000),
-    ("en_faq", "latin", "en", "debian-faq", "GPL-2+", "plain", "/usr/share/doc/debian/FAQ/debian-faq.en.txt.gz", 12000),
+    ("en_faq", "latin", "en", "debian-faq", "verbatim and modified copies permitted (the FAQ's permission notice)", "plain", "/usr/share/doc/debian/FAQ/debian-faq.en.txt.gz", 12000),
     ("en_constitution", "latin", "en", "debian-history", "GPL-2+", "plain", "/usr/share/doc/debian-history/constitution.txt.gz", 4000),
     ("en_short", "latin", "en", "base-files", "verbatim copies permitted (the GPL-3 text itself)", "plain", "/usr/share/common-licenses/GPL-3", 120),
-    ("de_faq", "latin", "de", "debian-faq-de", "GPL-2+", "plain", "/usr/share/doc/debian/FAQ/debian-faq.de.txt.gz", 9000),
+    ("de_faq", "latin", "de", "debian-faq-de", "verbatim and modified copies permitted (the FAQ's permission notice)", "plain", "/usr/share/doc/debian/FAQ/debian-faq.de.txt.gz", 9000),
     ("de_maint", "latin", "de", "maint-guide-de", "GPL-2+", "html", "/usr/share/doc/maint-guide-de/html/*.html", 2500),
     ("fr_maint", "latin", "fr", "maint-guide-fr", "GPL-2+", "html", "/usr/share/doc/maint-guide-fr/html/*.html", 3000),
     ("vi_maint", "latin", "vi", "maint-guide-vi", "GPL-2+", "html", "/usr/share/doc/maint-guide-vi/html/*.html", 2500),
     ("cs_man", "latin", "cs", "manpages-cs", "GPL-3+ (manpages-l10n translations)", "man", "/usr/share/man/cs/man1/*.1.gz", 2500),
     ("pl_man", "latin", "pl", "manpages-pl", "GPL-3+ (manpages-l10n translations)", "man", "/usr/share/man/pl/man1/*.1.gz", 2500),
-    ("tr_man", "latin", "tr", "manpages-tr", "GPL-3+ (manpages-l10n translations)", "man", "/usr/share/man/tr/man1/*.1.gz", 1500),
-    ("ru_faq", "cyrillic", "ru", "debian-faq-ru", "GPL-2+", "plain", "/usr/share/doc/debian/FAQ/debian-faq.ru.txt.gz", 12000),
+    ("tr_man", "latin", "tr", "manpages-tr", "GNU GPL (manpages-tr's copyright file)", "man", "/usr/share/man/tr/man1/*.1.gz", 1500),
+    ("ru_faq", "cyrillic", "ru", "debian-faq-ru", "verbatim and modified copies permitted (the FAQ's permission notice)", "plain", "/usr/share/doc/debian/FAQ/debian-faq.ru.txt.gz", 12000),
     ("ru_maint", "cyrillic", "ru", "maint-guide-ru", "GPL-2+", "html", "/usr/share/doc/maint-guide-ru/html/*.html", 2500),
     ("uk_man", "cyrillic", "uk", "manpages-uk", "GPL-3+ (manpages-l10n translations)", "man", "/usr/share/man/uk/man1/*.1.gz", 3000),
     ("mk_man", "cyrillic", "mk", "manpages-mk", "GPL-3+ (manpages-l10n translations)", "man", "/usr/share/man/mk/man1/*.1.gz", 1500),
@@ -45,16 +45,17 @@ SOURCES = [
     ("el_msgs", "greek", "el", "coreutils, dpkg, bash, apt (gettext catalogues)", "GPL-2+ / GPL-3+ (each program's licence)", "mo", "/usr/share/locale/el/LC_MESSAGES/{coreutils,dpkg,bash,apt,findutils,diffutils}.mo", 3000),
     ("ar_msgs", "arabic", "ar", "apt, PackageKit, shared-mime-info, gtk+3.0 (gettext catalogues)", "GPL-2+ / LGPL-2.1+ (each program's licence)", "mo", "/usr/share/locale/ar/LC_MESSAGES/{apt,libapt-pkg6.0,PackageKit,shared-mime-info,gtk30,glib20}.mo", 3000),
     ("fa_msgs", "arabic", "fa", "gettext catalogues of the installed programs", "GPL-2+ / LGPL-2.1+ (each program's licence)", "mo", "/usr/share/locale/fa/LC_MESSAGES/*.mo", 1500),
-    ("zh_faq", "cjk", "zh-cn", "debian-faq-zh-cn", "GPL-2+", "plain", "/usr/share/doc/debian/FAQ/debian-faq.zh-cn.txt.gz", 30000),
+    ("zh_faq", "cjk", "zh-cn", "debian-faq-zh-cn", "verbatim and modified copies permitted (the FAQ's permission notice)", "plain", "/usr/share/doc/debian/FAQ/debian-faq.zh-cn.txt.gz", 30000),
     ("zhtw_ref", "cjk", "zh-tw", "debian-reference-zh-tw", "GPL-2+", "html", "/usr/share/debian-reference/ch0[12].zh-tw.html", 12000),
     ("ja_maint", "cjk", "ja", "maint-guide-ja", "GPL-2+", "html", "/usr/share/doc/maint-guide-ja/html/*.html", 8000),
-    ("ko_faq", "cjk", "ko", "debian-faq-ko", "GPL-2+", "plain", "/usr/share/doc/debian/FAQ/debian-faq.ko.txt.gz", 4000),
+    ("ko_faq", "cjk", "ko", "debian-faq-ko", "verbatim and modified copies permitted (the FAQ's permission notice)", "plain", "/usr/share/doc/debian/FAQ/debian-faq.ko.txt.gz", 4000),
 ]
 
 # Characters LaTeX treats specially, and others left out of every text so that
 # the typeset text is the source text: \ { } $ & # ^ _ ~ % < > | @ * ` " and
-# the typographic quotes TeX would make of '' and ``.
-DROP = re.compile(r'[\\{}$&#^_~%<>|@*`"\u2018\u2019\u201c\u201d\u00ab\u00bb\[\]\u200b-\u200f\u2028\u2029\ufeff\x00-\x08\x0b-\x1f\x7f]')
+# the typographic quotes TeX would make of '' and ``, and the technical and
+# box-drawing characters groff draws brackets with (no text font has them).
+DROP = re.compile(r'[\\{}$&#^_~%<>|@*`"\u2018\u2019\u201c\u201d\u00ab\u00bb\[\]\u2300-\u23ff\u2500-\u259f\u200b-\u200f\u2028\u2029\ufeff\x00-\x08\x0b-\x1f\x7f]')
 
 
 def clean(s):
@@ -331,8 +332,14 @@ def cmd_tex(src, out, lang, kind):
         body = "\n\n".join(paras)
     else:
         babel = PDFTEX_BABEL.get(lang, "english")
-        head = (r"\documentclass[11pt,a4paper]{article}\usepackage[T1]{fontenc}\usepackage[utf8]{inputenc}"
-                r"\usepackage{lmodern}\usepackage[" + babel + r"]{babel}")
+        if lang in ("ru", "uk"):
+            # Cyrillic in pdfTeX: T2A encoding, cm-super Type 1 fonts (as most
+            # Russian theses are typeset)
+            head = (r"\documentclass[11pt,a4paper]{article}\usepackage[T2A]{fontenc}\usepackage[utf8]{inputenc}"
+                    r"\usepackage[" + {"ru": "russian", "uk": "ukrainian"}[lang] + r"]{babel}")
+        else:
+            head = (r"\documentclass[11pt,a4paper]{article}\usepackage[T1]{fontenc}\usepackage[utf8]{inputenc}"
+                    r"\usepackage{lmodern}\usepackage[" + babel + r"]{babel}")
         if lang == "fr":
             head += r"\frenchsetup{AutoSpacePunctuation=false}"
         if kind == "pdftex-2col":

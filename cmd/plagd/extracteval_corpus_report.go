@@ -17,6 +17,7 @@ func printCorpusReport(w io.Writer, rows []corpusRow, engines []string, fl corpu
 	table := func(title string, header []string, body [][]string) {
 		fmt.Fprintln(w, title)
 		if fl.markdown {
+			fmt.Fprintln(w) // a Markdown table needs a blank line before it
 			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat(" --- |", len(header)))
 			for _, r := range body {
 				for i := range r {
