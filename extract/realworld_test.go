@@ -80,32 +80,30 @@ var realWorldFloors = map[string]float64{
 	"ghostscript-reprint":  0.99,
 	"ocrmypdf":             0.99,
 	"tesseract":            0.99,
-	"qpdf":                 0.99,
+	"qpdf":                 0.98, // qpdf-owner.xetex.mk_man.pdf: 0.982 (Macedonian, as xetex.mk_man)
+	"broken-badstartxref":  0.99,
+	"broken-noxref":        0.99,
+	"broken-shifted":       0.99,
+	"broken-truncated":     0.99,
 }
 
 // defaultRealWorldFloor is the floor of producers without one of their own.
-const defaultRealWorldFloor = 0.90
+const defaultRealWorldFloor = 0.95
 
 // knownToday lists the files whose outcome differs from the manifest's with
 // today's reader, each with what it does instead. They are reported, not
 // failed; one that comes out as expected fails until taken off the list.
-var knownToday = map[string]string{
-	// Arabic: words come out in visual order (reversed) or cut at joins.
-	"lo.ar_msgs.pdf":    "word F1 0.03",
-	"xetex.fa_msgs.pdf": "word F1 0.03",
-	// ocrmypdf's invisible Cyrillic text layer (GlyphLessFont) is misread.
-	"ocr.ru_maint.pdf": "word F1 0.04",
-	// Glyphs drawn as filled paths: reported as an empty document.
-	"outlines.en_short.pdf": "empty instead of no_text_layer",
-	"outlines.mk_man.pdf":   "empty instead of no_text_layer",
-	// Damage every viewer repairs: plagd does not rebuild the xref.
-	"broken-truncated.pdftex.tr_man.pdf":  "corrupt (no xref, no trailer)",
-	"broken-shifted.pdftex.tr_man.pdf":    "corrupt (xref offsets shifted)",
-	"broken-noxref.lo.en_short.pdf":       "corrupt (xref table removed)",
-	"broken-badstartxref.lo.en_short.pdf": "corrupt (startxref wrong)",
-	// Encryption with an empty user password: every viewer opens these.
-	"qpdf-owner.xetex.mk_man.pdf": "encrypted (AES-256 not supported)",
-	"qpdf-rc4.lo.en_short.pdf":    "encrypted (RC4 40-bit not decrypted)",
+// PDFium emptied it: the Arabic files (visual order, words cut at joins),
+// ocrmypdf's Cyrillic layer, outlined letters (then "empty"), the four
+// damaged files and the two encrypted ones all read now.
+var knownToday = map[string]string{}
+
+// realWorldScriptFloors lower the floor of a script whose true text no
+// reader reaches: Arabic's optional vowel marks and joining forms differ
+// between the message catalogues and what the fonts draw (pdftotext 0.61
+// to 0.90 on these files, plagd 0.90).
+var realWorldScriptFloors = map[string]float64{
+	"arabic": 0.88,
 }
 
 // readableWords: a true text with at least this many words makes a file
@@ -136,6 +134,9 @@ func checkRealWorldFile(t *testing.T, dir string, f wordscore.CorpusFile) string
 	floor, ok := realWorldFloors[f.Producer]
 	if !ok {
 		floor = defaultRealWorldFloor
+	}
+	if sf, ok := realWorldScriptFloors[f.Script]; ok {
+		floor = min(floor, sf)
 	}
 	score := wordscore.F1(got, truth)
 	f1 := "-"
