@@ -156,7 +156,7 @@ func renderLines(lines []textLine) string {
 				b.WriteByte('\n')
 			}
 		}
-		b.WriteString(l.text)
+		b.WriteString(latinInCyrillic(l.text))
 	}
 	return b.String()
 }
