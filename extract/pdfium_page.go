@@ -116,6 +116,7 @@ func (s *pdfiumSession) readPage(doc uint64, index int, bud *budget) pageContent
 			// One glyph that stands for several characters (a ligature
 			// mapped to "ffi"): PDFium gives each the same origin.
 			out.glyphs[k].s += g.s
+			out.glyphs[k].w = max(out.glyphs[k].w, g.end()-out.glyphs[k].x)
 			spaceNext = false
 			continue
 		}
