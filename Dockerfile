@@ -34,9 +34,12 @@ COPY configs/plagd.yaml /etc/plagd/plagd.yaml
 # initialised by Docker with this content and ownership
 COPY --from=build --chown=65532:65532 /out/data /var/lib/plagd
 # container defaults: index in the volume, HTTP reachable from outside the
-# container (publish the port to choose who can reach it)
+# container (publish the port to choose who can reach it); the compiled PDF
+# engine is kept in the volume too, so that only the first start of a new
+# image compiles it (about 5 s; docs/EXTRACTION.md)
 ENV PLAGD_DATA_DIR=/var/lib/plagd \
-    PLAGD_HTTP_LISTEN=0.0.0.0:8080
+    PLAGD_HTTP_LISTEN=0.0.0.0:8080 \
+    PLAGD_PDFIUM_CACHE=/var/lib/plagd/pdfium-cache
 USER 65532:65532
 VOLUME ["/var/lib/plagd"]
 EXPOSE 8080
