@@ -20,9 +20,10 @@ import (
 // This file runs PDFium, the PDF engine of the Chromium browser, to read
 // PDFs. PDFium comes compiled to WebAssembly inside the go-pdfium module
 // and runs in plagd's own process under the wazero runtime: no cgo, no
-// shared library to install, and every document gets a fresh engine
-// instance whose memory is a bounded slice of Go memory (pdfiumMaxMemory)
-// that is freed when the document is done. A document whose context ends
+// shared library to install. An engine instance reads one document at a
+// time; its memory is bounded (pdfiumMaxMemory), mapped outside the Go
+// heap (pdfium_memory_linux.go) and returned when the instance is dropped
+// (pdfiumSession.close says when). A document whose context ends
 // (its timeout, a cancelled run) stops at the next call into PDFium, that
 // is after the page or character at hand; one call that never returns is
 // stopped only by the extraction process's end (extract/sandbox kills it).
@@ -64,8 +65,9 @@ func ParsePDFEngine(s string) (PDFEngine, error) {
 }
 
 // pdfiumMaxMemory bounds the memory of one PDFium instance, that is of one
-// document: PDFium's allocations fail beyond it and the document fails
-// with ErrTooComplex. Real theses need a few tens of megabytes.
+// document: PDFium's allocations fail beyond it, and what could not be read
+// fails (a page, or the document as damaged). Real theses need a few tens
+// of megabytes.
 const pdfiumMaxMemory = 1 << 30
 
 // PDFiumCacheEnv names the environment variable that sets the folder where

@@ -36,6 +36,7 @@ func newExtractEvalCmd(_ *globals) *cobra.Command {
 		ocr       bool
 		markdown  bool
 		corpus    corpusFlags
+		pdfEngine string
 	)
 	cmd := &cobra.Command{
 		Use:   "extract-eval [--testdata DIR | --corpus DIR] [--pdftotext PATH] [--ocr] [--markdown]",
@@ -63,11 +64,16 @@ reads more words), with tables per file, producer and script.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			engine, err := extract.ParsePDFEngine(pdfEngine)
+			if err != nil {
+				return usageError{"--pdf-engine: " + err.Error()}
+			}
+			corpus.engine = engine
 			if corpus.dir != "" {
 				corpus.pdftotext, corpus.markdown = pdftotext, markdown
 				return runCorpusEval(cmd.Context(), os.Stdout, os.Stderr, corpus)
 			}
-			rows, err := readEvalManifest(filepath.Join(dir, "manifest.tsv"))
+			rows, err := readEvalManifest(filepath.Join(dir, "manifest.tsv"), engine)
 			if err != nil {
 				return err
 			}
@@ -102,6 +108,7 @@ reads more words), with tables per file, producer and script.`,
 	f.StringVar(&pdftotext, "pdftotext", "pdftotext", `pdftotext program to compare PDFs with ("" to skip)`)
 	f.BoolVar(&ocr, "ocr", false, "read scanned PDFs with tesseract (from PATH)")
 	f.BoolVar(&markdown, "markdown", false, "print Markdown tables")
+	f.StringVar(&pdfEngine, "pdf-engine", string(extract.PDFEnginePDFium), `PDF reader to measure: "pdfium" or "go" (extract.pdf_engine)`)
 	corpus.register(cmd)
 	return cmd
 }
@@ -127,14 +134,14 @@ type evalResult struct {
 	elapsed        time.Duration
 }
 
-func readEvalManifest(path string) ([]evalRow, error) {
+func readEvalManifest(path string, engine extract.PDFEngine) ([]evalRow, error) {
 	fixtures, err := wordscore.ReadManifest(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w, or give --testdata", err)
 	}
 	rows := make([]evalRow, len(fixtures))
 	for i, f := range fixtures {
-		rows[i] = evalRow{Fixture: f, opt: extract.Options{Timeout: time.Minute, MaxUnzipped: f.MaxUnzipped}}
+		rows[i] = evalRow{Fixture: f, opt: extract.Options{Timeout: time.Minute, MaxUnzipped: f.MaxUnzipped, PDFEngine: engine}}
 	}
 	return rows, nil
 }

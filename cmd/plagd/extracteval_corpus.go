@@ -46,8 +46,9 @@ type corpusFlags struct {
 	mutool    string
 	pdfinfo   string
 	jobs      int
-	pdftotext string // the fixture mode's --pdftotext
-	markdown  bool   // the fixture mode's --markdown
+	pdftotext string            // the fixture mode's --pdftotext
+	markdown  bool              // the fixture mode's --markdown
+	engine    extract.PDFEngine // --pdf-engine
 }
 
 func (c *corpusFlags) register(cmd *cobra.Command) {
@@ -238,7 +239,7 @@ func measureCorpusFile(ctx context.Context, fl corpusFlags, e corpusEntry, engin
 	// plagd, within the per-file timeout.
 	fctx, cancel := context.WithTimeout(ctx, fl.timeout)
 	t0 := time.Now()
-	text, xerr := extract.TextContext(fctx, content, filepath.Base(e.File), extract.ContentType(e.File), extract.Options{Timeout: fl.timeout})
+	text, xerr := extract.TextContext(fctx, content, filepath.Base(e.File), extract.ContentType(e.File), extract.Options{Timeout: fl.timeout, PDFEngine: fl.engine})
 	row.Seconds = time.Since(t0).Seconds()
 	cancel()
 	got := wordscore.Words(text)
