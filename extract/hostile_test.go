@@ -202,6 +202,20 @@ func TestPDFiumTimeout(t *testing.T) {
 	t.Logf("reading stopped %s after the start", time.Since(start).Round(time.Millisecond))
 }
 
+// TestLimitsCountEachReading: the preflight, PDFium and the Go reader
+// each count a document's pages and glyphs against its limits; a document
+// within them passes though it is counted twice.
+func TestLimitsCountEachReading(t *testing.T) {
+	file := hostile.SharedStreamPDF(6, 900) // 6 pages, 5,400 glyphs
+	if _, err := Text(file, "", "", Options{Limits: Limits{MaxPages: 10, MaxGlyphs: 8000}}); err != nil {
+		t.Errorf("6 pages and 5,400 glyphs within limits of 10 and 8,000: %v", err)
+	}
+	_, err := Text(file, "", "", Options{Limits: Limits{MaxPages: 5}})
+	if e := checkReason(t, err, ErrTooComplex); !strings.Contains(e.Reason, "max_pages") {
+		t.Errorf("6 pages over a limit of 5: %q", e.Reason)
+	}
+}
+
 // TestTextContextCancel: cancelling the context stops extraction.
 func TestTextContextCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())

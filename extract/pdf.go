@@ -39,16 +39,27 @@ func parsePDF(content []byte, opt Options) (string, error) {
 	if opt.PDFEngine == PDFEngineGo {
 		return parseGoPDF(content, opt)
 	}
+	// Each reading of the file (the preflight, PDFium, the Go reader when
+	// asked) has the document's limits to itself: a 12,000-page thesis is
+	// within max_pages though two readers count its pages. The context,
+	// and so the timeout, is the document's.
 	bud := budgetOf(opt)
-	if err := preflightPDF(content, bud); err != nil {
+	phase := func() Options {
+		o := opt
+		o.budget = newBudget(bud.ctx, bud.lim)
+		return o
+	}
+	if err := preflightPDF(content, phase().budget); err != nil {
 		return "", err
 	}
-	contents, err := readPDFium(content, bud)
+	pdfiumOpt := phase()
+	contents, err := readPDFium(content, pdfiumOpt.budget)
 	var failure *pdfiumOpenFailure
 	if errors.As(err, &failure) && failure.err == nil && failure.code == pdfiumErrFormat {
 		// No trailer, or none PDFium can use: a file cut short.
-		if repaired, ok := repairTrailer(content, bud); ok {
-			if c, rerr := readPDFium(repaired, bud); rerr == nil {
+		if repaired, ok := repairTrailer(content, pdfiumOpt.budget); ok {
+			pdfiumOpt = phase()
+			if c, rerr := readPDFium(repaired, pdfiumOpt.budget); rerr == nil {
 				contents, err = c, nil
 			}
 		}
@@ -63,16 +74,16 @@ func parsePDF(content []byte, opt Options) (string, error) {
 		}
 		// PDFium could not open the file; the Go reader repairs other
 		// damage and is tried before giving up.
-		return parseGoPDF(content, opt)
+		return parseGoPDF(content, phase())
 	}
-	text, err := pdfText(content, contents, opt)
+	text, err := pdfText(content, contents, pdfiumOpt)
 	if err == nil && hasWords(text) {
 		return text, nil
 	}
 	// PDFium found nothing to read. The Go reader reads a few files
 	// PDFium does not (fonts whose encoding only it understands); when it
 	// finds nothing either, PDFium's verdict stands.
-	goText, goErr := parseGoPDF(content, opt)
+	goText, goErr := parseGoPDF(content, phase())
 	switch {
 	case goErr == nil && hasWords(goText):
 		return goText, nil
