@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -200,6 +201,32 @@ func TestPDFiumTimeout(t *testing.T) {
 		t.Errorf("the reading still runs %s after the answer", time.Since(start).Round(time.Millisecond))
 	}
 	t.Logf("reading stopped %s after the start", time.Since(start).Round(time.Millisecond))
+}
+
+// TestBrokenXrefStillChecked: a file whose cross-reference table is wrong
+// (the Go reader cannot open it; PDFium rebuilds it and draws on) gets
+// the structural checks on a rebuilt table: forms drawing each other
+// 12^8 times, or in a cycle, fail at once as too_complex instead of
+// filling PDFium's memory for seconds (found by TestHostileCorpus, seed
+// 6219778357101766174).
+func TestBrokenXrefStillChecked(t *testing.T) {
+	for name, file := range map[string][]byte{
+		"fan-out": hostile.NestedXObjectsPDF(8, 12),
+		"cycle":   bytes.Replace(hostile.NestedXObjectsPDF(3, 2), []byte("/X 8 0 R"), []byte("/X 6 0 R"), 1), // 6 draws 7 draws 6,
+	} {
+		t.Run(name, func(t *testing.T) {
+			i := bytes.LastIndex(file, []byte("startxref\n"))
+			broken := append(bytes.Clone(file[:i]), "startxref\n3\n%%EOF\n"...) // points nowhere
+			start := time.Now()
+			_, err := Text(broken, "", "", Options{Timeout: time.Minute})
+			if e := checkReason(t, err, ErrTooComplex); !strings.Contains(e.Reason, "max_xobject_calls") {
+				t.Errorf("reason %q", e.Reason)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("took %s", took)
+			}
+		})
+	}
 }
 
 // TestLimitsCountEachReading: the preflight, PDFium and the Go reader

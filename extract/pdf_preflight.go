@@ -26,7 +26,19 @@ func preflightPDF(content []byte, bud *budget) (failure *Error) {
 	}()
 	r, err := openPDF(content, bud)
 	if err != nil {
-		return onlyTooComplex(err)
+		if tc := onlyTooComplex(err); tc != nil {
+			return tc
+		}
+		// PDFium rebuilds a lost or wrong cross-reference table and then
+		// draws whatever the file holds: the structure is checked on a
+		// rebuilt table too.
+		rebuilt, ok := repairXref(content, bud)
+		if !ok {
+			return nil
+		}
+		if r, err = openPDF(rebuilt, bud); err != nil {
+			return onlyTooComplex(err)
+		}
 	}
 	pages, err := pageList(r, bud)
 	if err != nil {

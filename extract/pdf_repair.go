@@ -27,17 +27,68 @@ func repairTrailer(content []byte, bud *budget) (repaired []byte, ok bool) {
 	var b bytes.Buffer
 	b.Grow(len(content) + 100)
 	b.Write(content)
-	if bytes.LastIndex(content, []byte("endstream")) < bytes.LastIndex(content, []byte("stream")) {
-		// Cut inside a stream: close it, so that the objects before it
-		// are not read as part of it.
-		b.WriteString("\nendstream\nendobj")
-	}
+	closeOpenStream(&b, content)
 	fmt.Fprintf(&b, "\ntrailer\n<< /Root %d 0 R >>\nstartxref\n0\n%%%%EOF\n", root)
 	return b.Bytes(), true
 }
 
+// rebuildXref gives a PDF whose cross-reference table is lost or wrong a
+// new one, listing every object found by scanning the file for "N G obj"
+// (the last definition of a number wins, as in an updated file), and a
+// trailer naming the catalog. It is what viewers do with such files, and
+// lets the Go reader check the structure of a file it could not open
+// (preflightPDF). Objects inside object streams are not listed (a classic
+// table cannot say where they are); streams, forms among them, never are.
+// Object numbers far beyond the count of objects found are ignored: a
+// table for them would cost more than the file.
+func repairXref(content []byte, bud *budget) ([]byte, bool) {
+	root, ok := findCatalog(content, bud)
+	if !ok {
+		return nil, false
+	}
+	headers := objHeader.FindAllSubmatchIndex(content, -1)
+	limit := 4*len(headers) + 1000
+	type entry struct{ off, gen int }
+	entries := map[int]entry{}
+	size := 1
+	for _, h := range headers {
+		bud.spend(16)
+		num, err1 := strconv.Atoi(string(content[h[2]:h[3]]))
+		gen, err2 := strconv.Atoi(string(content[h[4]:h[5]]))
+		if err1 != nil || err2 != nil || num <= 0 || num > limit || gen > 65535 {
+			continue
+		}
+		entries[num] = entry{h[0], gen}
+		size = max(size, num+1)
+	}
+	var b bytes.Buffer
+	b.Grow(len(content) + 20*size + 100)
+	b.Write(content)
+	closeOpenStream(&b, content)
+	b.WriteByte('\n')
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", size)
+	for num := 1; num < size; num++ {
+		if e, ok := entries[num]; ok {
+			fmt.Fprintf(&b, "%010d %05d n \n", e.off, e.gen)
+		} else {
+			b.WriteString("0000000000 65535 f \n")
+		}
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", size, root, xref)
+	return b.Bytes(), true
+}
+
+// closeOpenStream ends a file cut inside a stream, so that the objects
+// before it are not read as part of it.
+func closeOpenStream(b *bytes.Buffer, content []byte) {
+	if bytes.LastIndex(content, []byte("endstream")) < bytes.LastIndex(content, []byte("stream")) {
+		b.WriteString("\nendstream\nendobj")
+	}
+}
+
 var (
-	objHeader   = regexp.MustCompile(`(\d+)\s+\d+\s+obj\b`)
+	objHeader   = regexp.MustCompile(`(\d+)\s+(\d+)\s+obj\b`)
 	catalogType = regexp.MustCompile(`/Type\s*/Catalog\b`)
 	objStmType  = regexp.MustCompile(`/Type\s*/ObjStm\b`)
 	objStmFirst = regexp.MustCompile(`/First\s+(\d+)`)
