@@ -160,8 +160,9 @@ func producerOf(ctx context.Context, pdfinfo, path, rel string, info os.FileInfo
 		return "unknown"
 	}
 	key := c.key(rel, info, "pdfinfo")
-	text, errText, ok := c.read(key)
+	text, _, ok := c.read(key) // a file pdfinfo cannot read has no producer
 	if !ok {
+		var errText string
 		text, errText = runTool(ctx, pdfinfo, []string{"-enc", "UTF-8", path}, 30*time.Second)
 		c.write(key, text, errText)
 	}
