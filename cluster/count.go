@@ -14,7 +14,7 @@ import (
 const countBatch = 512
 
 // countAll counts every document of st.count on all nodes, sums the partial
-// counts, and emits the rows (seed 004, section 3.1, steps 9-10).
+// counts, and emits the rows (Kasprzak et al., section 3.1, steps 9-10).
 func (m *Master) countAll(ctx context.Context, st *runState) error {
 	docs := make([]invindex.DocID, 0, len(st.count))
 	for d := range st.count {

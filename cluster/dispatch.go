@@ -15,7 +15,7 @@ import (
 
 type fetchFunc func(ctx context.Context, ids []int64) ([]SourceText, error)
 
-// dispatch hands jobs in batches to free nodes for chunking (seed 004, section
+// dispatch hands jobs in batches to free nodes for chunking (Kasprzak et al., section
 // 3.2: batches keep every node busy) and delivers each result, cut by range, to
 // the owning nodes. With index set the documents become postings; otherwise
 // they are unchanged documents delivered for counting only.

@@ -1,5 +1,7 @@
 // Package cluster runs plagd's similarity computation as a master and K nodes,
-// the shape of seed 004, section 3.
+// the shape of J. Kasprzak, M. Brandejs and J. Brandejsová, "Distributed
+// aspects of the system for discovering similar documents" (ITA 2009),
+// section 3.
 //
 // Every node owns one contiguous range of the chunk-ID space and the slice of
 // the inverted index for that range. A run goes:

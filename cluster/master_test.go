@@ -266,7 +266,7 @@ func (g *textGen) text() string {
 
 // TestMaster_TopologyAndIncremental drives the same random history through
 // masters with different node counts. After every run each must hold the
-// reference table; all must agree row for row (DESIGN.md §3: incremental
+// reference table; all must agree row for row (the design's invariant: incremental
 // equals full, same result for any topology).
 func TestMaster_TopologyAndIncremental(t *testing.T) {
 	defer func(r int) { compactRatio = r }(compactRatio)

@@ -123,7 +123,7 @@ func clusterConfig(t testing.TB, url string, addrs []string) Config {
 	return cfg
 }
 
-// TestCluster_SameResultAnyTopology is DESIGN.md's topology invariant with
+// TestCluster_SameResultAnyTopology is the design's topology invariant (the result does not depend on how many nodes there are or how the chunk-ID space is split) with
 // remote nodes: 1, 2 and 4 node servers in this process, and 1, 2 and 4
 // `plagd node` processes, the random change sequence of
 // TestEngine_IncrementalEqualsFull, and after every run the similarities

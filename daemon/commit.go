@@ -18,7 +18,7 @@ type commitStats struct {
 	Consumed    int64
 }
 
-// commitRun writes a run's outcome in ONE transaction (DESIGN.md section 2,
+// commitRun writes a run's outcome in ONE transaction (the design's rule that a run commits all or nothing,
 // step 8): readers see the previous run or this one, never a mix, and a crash
 // before COMMIT leaves the previous run intact with the change log unconsumed.
 // fence, when set, is checked last, inside the transaction (MasterLock.Held).

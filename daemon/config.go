@@ -69,7 +69,7 @@ type RelatedConfig struct {
 	// K is how many related documents are kept per document.
 	K int `yaml:"k"`
 	// Method computes the lists in full runs: "exact" (an inverted-index
-	// cosine join) or "zolip" (seed 003's Z-order prefix filtering: 5-8x
+	// cosine join) or "zolip" (Alewiwi et al.'s Z-order prefix filtering: 5-8x
 	// faster than exact on 100k short topic-structured documents, but 11x
 	// slower on 20k long generated ones without topics: docs/RELATED.md).
 	// Incremental runs update the lists they touch exactly either way.
@@ -306,7 +306,7 @@ func DefaultConfig() Config {
 		Extract: ExtractConfig{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
 			Isolate: true, Workers: 0, MemoryLimit: sandbox.DefaultMemoryLimit, Recycle: sandbox.DefaultRecycle,
 			PDFEngine: string(extract.PDFEnginePDFium),
-			OCR: OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}},
+			OCR:       OCRConfig{Tesseract: "tesseract", Languages: []string{"ces", "eng"}},
 			Limits: LimitsConfig{MaxPages: extract.DefaultMaxPages, MaxXObjectDepth: extract.DefaultMaxXObjectDepth,
 				MaxXObjectCalls: extract.DefaultMaxXObjectCalls, MaxGlyphs: extract.DefaultMaxGlyphs,
 				MaxStreamBytes: extract.DefaultMaxStreamBytes, MaxXMLToken: extract.DefaultMaxXMLToken,

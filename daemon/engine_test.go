@@ -141,7 +141,7 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg Config, when st
 	return got
 }
 
-// TestEngine_IncrementalEqualsFull is DESIGN.md's first invariant: after any
+// TestEngine_IncrementalEqualsFull is the design's first invariant (incremental equals full): after any
 // sequence of adds, modifications and deletions, incremental runs leave the
 // table equal, row for row, to the reference and to a full recomputation, for
 // any number of nodes.

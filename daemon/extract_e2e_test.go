@@ -13,7 +13,7 @@ import (
 // TestEngine_ExtractionFixtures ingests every extraction fixture (PDF, DOCX,
 // ODT, RTF, HTML, legacy encodings, and the broken files) and runs once: each
 // readable file is indexed, each bad one is marked failed with the kind the
-// manifest expects, and the run goes on regardless (DESIGN.md §3).
+// manifest expects, and the run goes on regardless (a bad file fails alone).
 func TestEngine_ExtractionFixtures(t *testing.T) {
 	root := filepath.Join("..", "extract", "testdata")
 	fixtures, err := wordscore.ReadManifest(filepath.Join(root, "manifest.tsv"))

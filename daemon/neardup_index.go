@@ -34,7 +34,7 @@ type NearDuplicate struct {
 }
 
 // NearDups answers near-duplicate queries from an in-memory PSM index of the
-// stored simhashes (seed 002): at upload, before any run, and for reports.
+// stored simhashes (Sood and Loguinov): at upload, before any run, and for reports.
 // Every query first fetches the hashes written since the last one (by runs,
 // by this process's or another's uploads), so a bulk upload sees its own
 // earlier files; candidates are then checked against the database, so a

@@ -15,7 +15,7 @@ import (
 )
 
 // nearModel is what a simhash depends on besides the text: the document
-// frequencies that weigh words (TF-IDF, seed 002 algorithm 1) and the
+// frequencies that weigh words (TF-IDF, Sood and Loguinov algorithm 1) and the
 // distribution of weight changes between near-duplicates that orders the
 // bit flips (VOSH). Hashes of different versions are not comparable, so
 // every stored hash names its version; version 0 is "no model yet":

@@ -17,7 +17,7 @@ import (
 )
 
 // routedIndex is the feature index live checks take their candidates from
-// (seed 001): routing.Routed over the stored routing_features, K
+// (Bhagwat et al.): routing.Routed over the stored routing_features, K
 // partitions, each document in the partitions of its m smallest features.
 // Before each query it applies the rows written since the last one (seq)
 // and, when a run has committed since, drops the documents whose rows are

@@ -5,7 +5,7 @@
 // OCR of scanned PDFs (ocr.go), which runs pdftoppm and tesseract when
 // Options.OCR asks for it. Every failure is an
 // *Error whose Reason is stored on the document, because "bad input never
-// stops the run" (DESIGN.md §3) and archive staff need to know why a file
+// stops the run" (a bad file fails alone) and archive staff need to know why a file
 // produced no text.
 //
 // Formats plug in through the parsers table: a parser gets the raw bytes and

@@ -33,7 +33,7 @@ var benchCorpora = map[string]*benchCorpus{}
 // each document's chunks comes from a pool of postings/10 shared chunks,
 // drawn uniformly (realistic: df of a few, at most a few dozen; with
 // shared = 0.4, 86 % of chunks have df = 1 as on the real corpus of
-// DESIGN.md §5) or, with a negative shared, from a Zipf distribution
+// the design's estimate) or, with a negative shared, from a Zipf distribution
 // (template text: some chunks in most documents).
 func makeBenchCorpus(postings, perDoc int, shared float64) *benchCorpus {
 	key := fmt.Sprint(postings, perDoc, shared)
@@ -96,7 +96,7 @@ func allocBytes(f func()) uint64 {
 }
 
 // BenchmarkBuildSlice: documents of ~2,000 chunks, and short ones of ~95
-// (DESIGN.md's 1M-document archive of 100-word texts). The 100M cases need
+// (the design's 1M-document archive of 100-word texts). The 100M cases need
 // about 3 GiB and a minute each to generate: they run only with
 // PLAGD_BENCH_BIG=1.
 func BenchmarkBuildSlice(b *testing.B) {
@@ -126,7 +126,7 @@ func BenchmarkBuildSlice(b *testing.B) {
 }
 
 // BenchmarkBuildSortBaseline is the naive build the design compares against
-// (DESIGN.md §5: slices.Sort on packed postings), measured side by side.
+// (the design's choice: slices.Sort on packed postings), measured side by side.
 func BenchmarkBuildSortBaseline(b *testing.B) {
 	c := makeBenchCorpus(10_000_000, 2000, 0.4)
 	b.ReportAllocs()

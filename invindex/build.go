@@ -39,7 +39,7 @@ const (
 // may appear once and must be below MaxDocs. Violations are bugs of the
 // caller and panic.
 //
-// Memory is the point of the design (DESIGN.md §5: memory, not CPU, bounds
+// Memory is the point of the design (memory, not CPU, bounds
 // one machine). The finished index is allocated once at its exact size,
 // and the only other memory is a scratch buffer for one group of buckets
 // (8 B per posting of the group: 1 MiB, and at most 0.5 B per posting of

@@ -42,7 +42,7 @@ func (c *Counter) ensure(n uint64) {
 // document that is not indexed (a "check this file" query) is counted
 // against every posting.
 //
-// It runs in two phases, as the prototype measured best (DESIGN.md §5):
+// It runs in two phases, as the prototype measured best:
 // first it resolves every chunk to its posting-list bounds ("gather", in
 // stages of independent loads so the CPU overlaps their cache misses),
 // dropping chunks that only self posts on, which on real corpora are 86 %

@@ -90,11 +90,13 @@
 // Every file starts with a header:
 //
 //	off  size  field
-//	  0     8  magic: "plagdidx" (slice) or "plagddoc" (document table)
+//	  0     8  magic: "plagdidx" (slice), "plagddoc" (document table) or
+//	           "plagddlt" (delta)
 //	  8     4  format version, currently 2
 //	 12     4  Params.WindowWords
 //	 16     4  Params.ChunkBits
-//	 20     4  flags: bit 0 = Params.StripDiacritics; other bits zero
+//	 20     4  flags: bit 0 = Params.StripDiacritics; bits 8-15 =
+//	           Params.ExtraWindowWords; other bits zero
 //	 24     4  chunk hash version (HashVersion of the writer)
 //	 28     8  generation (the run that produced the file), int64
 //	 36     8  lo: first chunk ID of the range
@@ -102,8 +104,10 @@
 //	 52     4  n: length of the instance name, at most 4096
 //	 56     n  instance name (UTF-8): identifies the database the file
 //	           belongs to
-//	56+n    4  count1: slice: number of keys K; table: number of ids N
-//	60+n    4  count2: slice: number of postings P; table: live documents
+//	56+n    4  count1: slice: number of keys K; table: number of ids N;
+//	           delta: number of documents D
+//	60+n    4  count2: slice: number of postings P; table: live documents;
+//	           delta: number of postings it adds
 //	64+n    4  header checksum: CRC-32C (Castagnoli) of bytes [0, 64+n)
 //
 // A slice file's body follows:
@@ -120,7 +124,18 @@
 //
 // (N is at most MaxDocs = 2^24, the DocIDs a posting can hold.)
 //
-// Then, in both, the trailer:
+// A delta file (deltafile.go) holds what a node changed on top of its base
+// slice since that base was written, so that a run's files cost what its
+// change costs; its body:
+//
+//	8         generation of the base slice it applies to, int64
+//	4         documents with postings in that base
+//	4         T: number of tombstones, then 4·T: the DocIDs whose base
+//	          postings are dead (deleted, modified or recycled), ascending
+//	per document (D of them): 4 DocID, 4 chunk count c, 4·c chunk IDs,
+//	          c fingerprint bytes
+//
+// Then, in all three, the trailer:
 //
 //	4         body checksum: CRC-32C of the body
 //	8         "plagdend"

@@ -16,7 +16,7 @@ var ErrTooManyDocs = errors.New("invindex: more live documents than the index ca
 // counts, the denominator of sim(A→B) = shared / chunks(A).
 //
 // Internal ids are dense and recycled after deletion, lowest free id first
-// (seed 004): dense ids keep counters and bitsets small, and lowest-first
+// (Kasprzak et al.): dense ids keep counters and bitsets small, and lowest-first
 // keeps MaxID close to Len so those arrays do not grow with churn. Runs
 // mutate a Clone; the committed table stays untouched until commit.
 type DocTable struct {

@@ -17,7 +17,7 @@ const MaxSpace = 1 << 32
 // MaxDocs bounds the DocIDs an index can hold: a posting keeps the DocID in
 // its top 24 bits and the chunk's fingerprint in the low 8 (see Posting),
 // so DocIDs are below 2^24 (16,777,216 live documents, 14 times the largest
-// archive DESIGN.md plans for). DocTable.Assign refuses more.
+// archive plagd is designed for). DocTable.Assign refuses more.
 const MaxDocs = 1 << 24
 
 // Posting is one entry of a posting list: doc<<8 | fingerprint, the

@@ -1,6 +1,6 @@
 package neardup
 
-// PSM against BPHS with T = 4 and T = 10 tables (seed 002, table 2) on 1M
+// PSM against BPHS with T = 4 and T = 10 tables (Sood and Loguinov, table 2) on 1M
 // hashes with planted near-duplicates. Run:
 //
 //	go test ./neardup -run '^$' -bench Online -benchtime 2000x

@@ -3,7 +3,8 @@
 // similarity of the documents' TF-IDF vectors, and two ways of finding every
 // stored fingerprint within Hamming distance h of a query.
 //
-// It implements seed 002 (probabilistic simhash matching): the simhash keeps
+// It implements S. Sood and D. Loguinov, "Probabilistic near-duplicate
+// detection using simhash" (CIKM 2011): the simhash keeps
 // its per-bit sums W_j (simhash.go), from which a model learned on pairs of
 // near-duplicates (flipprob.go) predicts how likely each bit is to have
 // flipped; VOSH (vosh.go) turns those probabilities into bit-flip masks in

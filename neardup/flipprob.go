@@ -1,6 +1,6 @@
 package neardup
 
-// Per-bit flip probabilities (seed 002, section 3): bit j of a document's
+// Per-bit flip probabilities (Sood and Loguinov, section 3): bit j of a document's
 // simhash flips in a near-duplicate when the weight change Y_j = W_j(u) -
 // W_j(v) exceeds |W_j(u)| with the right sign, so p_j = P(Y > |W_j|), taken
 // from the empirical distribution of Y over known near-duplicate pairs. All

@@ -1,6 +1,6 @@
 package neardup
 
-// Measurements for docs/NEARDUP.md (seed 002, figures 3, 6, 7 and table 2),
+// Measurements for docs/NEARDUP.md (Sood and Loguinov, figures 3, 6, 7 and table 2),
 // skipped unless PLAGD_NEARDUP_MEASURE=1. They print tables with t.Logf:
 //
 //	PLAGD_NEARDUP_MEASURE=1 go test ./neardup -run '^TestMeasureAttempts$' -v

@@ -1,6 +1,6 @@
 package neardup
 
-// PSM, probabilistic simhash matching (seed 002, section 5): one sorted copy
+// PSM, probabilistic simhash matching (Sood and Loguinov, section 5): one sorted copy
 // of the stored hashes plus a header table of 2^t offsets indexed by the top
 // t bits. A query looks up its own header, then the headers VOSH produces by
 // flipping the most likely header bits, and scans each bucket for hashes

@@ -45,7 +45,7 @@ func edit(r *rand.Rand, z *rand.Zipf, ws []string, frac float64) []string {
 }
 
 // laplace draws from Laplace(0, b), the shape of simhash weights under
-// TF-IDF (seed 002, figure 1a).
+// TF-IDF (Sood and Loguinov, figure 1a).
 func laplace(r *rand.Rand, b float64) float64 {
 	u := r.Float64() - 0.5
 	if u < 0 {

@@ -1,6 +1,6 @@
 package neardup
 
-// Simhash per document (seed 002, algorithm 1) over word features with
+// Simhash per document (Sood and Loguinov, algorithm 1) over word features with
 // normalised TF-IDF weights, keeping the per-bit sums W_j: they are what lets
 // PSM guess which bits of a near-duplicate's hash differ.
 

@@ -1,6 +1,6 @@
 package neardup
 
-// VOSH, the volatility-ordered set heap (seed 002, section 4): bit-flip
+// VOSH, the volatility-ordered set heap (Sood and Loguinov, section 4): bit-flip
 // masks in decreasing probability p(S) = prod_{i in S} p_i prod_{j not in S}
 // (1-p_j), without enumerating and sorting all sum_{i<=h} C(b,i) subsets.
 // Bits are ranked by decreasing p; for each size s the sets of s ranks form

@@ -3,15 +3,17 @@
 // archive (self join) and for a batch of query documents against the archive
 // (R-S join).
 //
-// It implements seed 003 (Alewiwi et al., ZOLIP: Z-order prefix filtering):
+// It implements M. Alewiwi, C. Orencik and E. Savaş, "Efficient top-k
+// similarity document search utilizing distributed file systems and cosine
+// similarity" (Cluster Computing, 2016; ZOLIP, Z-order prefix filtering):
 // near-duplicate detection on the λ-bit Z-order prefix key (NDD, zolip.go),
 // common important terms from the l-th iteration projection with threshold σ
 // (CIT) and the join phase (JP) that merges both into the top k. The phases
-// are map → shuffle by key → reduce steps over partitions (shuffle.go), run by
+// are map → shuffle by key → reduce steps over partitions (Shuffle, runner.go), run by
 // a Runner: a pool of goroutines here, node processes in a cluster later.
 // Exact (exact.go, an inverted-index cosine join) is the ground truth, and
 // PrefixJoin (prefix.go) is the prefix-filtering baseline in the spirit of
-// Vernica et al., the method the seed compares itself with.
+// Vernica et al., the method the paper compares ZOLIP with.
 //
 // Text analysis (analyze.go) turns words into terms: stop words removed per
 // language, stemmed where a stemmer exists (Snowball for English and six other

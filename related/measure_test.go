@@ -1,6 +1,6 @@
 package related
 
-// Measurements for docs/RELATED.md (seed 003, tables 2-6 and figures 8-10),
+// Measurements for docs/RELATED.md (Alewiwi et al., tables 2-6 and figures 8-10),
 // skipped unless PLAGD_RELATED_MEASURE=1. They print tables with t.Logf:
 //
 //	PLAGD_RELATED_MEASURE=1 go test ./related -run '^TestMeasureReal$' -v

@@ -1,7 +1,7 @@
 package related
 
 // The prefix-filtering baseline, in the spirit of Vernica et al. (SIGMOD
-// 2010), the method seed 003 compares ZOLIP with. Vernica's join is a
+// 2010), the method Alewiwi et al. compares ZOLIP with. Vernica's join is a
 // threshold join: order terms globally by frequency (rarest first); a
 // record's prefix is the part of it two records above the threshold must
 // share; the map emits (prefix term, record), the reducers compare records

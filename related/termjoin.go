@@ -3,7 +3,7 @@ package related
 // The join on shared key terms, common to ZOLIP's CIT phase and the
 // prefix-filtering baseline: each document names some of its terms as join
 // keys (its important terms, its prefix); a query is compared with every data
-// document that shares a key term with it. In MapReduce form (seed 003,
+// document that shares a key term with it. In MapReduce form (Alewiwi et al.,
 // algorithm 2) the map emits (term, Q:doc) and (term, D:doc), the shuffle
 // groups by term, and the reducer of a term compares its Q list with its D
 // list. Here the data side goes through Shuffle and its reducers build the

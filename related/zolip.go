@@ -1,6 +1,6 @@
 package related
 
-// ZOLIP (seed 003, section 4): top-k by cosine in three phases over one
+// ZOLIP (Alewiwi et al., section 4): top-k by cosine in three phases over one
 // Set, each a map → shuffle → reduce the caller runs (and times) separately.
 //
 //   - NDD (algorithm 1): every document is keyed by its λ-bit Z-order prefix;

@@ -1,6 +1,6 @@
 package related
 
-// The Z-order view of a TF-IDF vector (seed 003, section 3.2). Every
+// The Z-order view of a TF-IDF vector (Alewiwi et al., section 3.2). Every
 // coordinate is written in binary with as many integer bits as the largest
 // value μ of the data set needs (bitLength(μ), "Normalize" in algorithm 1);
 // the l-th iteration of the Z-order curve looks at the l most significant of

@@ -2,7 +2,9 @@
 // query document consults only the few index partitions its content points
 // to, instead of every partition of the archive.
 //
-// It implements seed 001 (document routing by bottom-m features). A
+// It implements D. Bhagwat, K. Eshghi and P. Mehra, "Content-based document
+// routing and index partitioning for scalable similarity-based searches in a
+// large corpus" (KDD 2007): routing by bottom-m features. A
 // document's features are the characteristic fingerprints of its TTTD
 // content-defined chunks (tttd.go, features.go): per chunk, the minimum hash
 // over its overlapping 20-byte q-grams. Because boundaries depend on local

@@ -1,6 +1,6 @@
 package routing
 
-// Feature extraction (seed 001, section 2.1): a document's features are the
+// Feature extraction (Bhagwat et al., section 2.1): a document's features are the
 // characteristic fingerprints of its TTTD chunks, each the minimum hash over
 // the chunk's overlapping q-grams. The minimum is a min-hash sample of the
 // chunk's q-grams, so a chunk that an edit touches slightly often keeps its
@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// Q is the q-gram length of the characteristic fingerprint (seed 001: 20).
+// Q is the q-gram length of the characteristic fingerprint (Bhagwat et al.: 20).
 const Q = 20
 
 // Params are the feature extraction parameters.
@@ -22,7 +22,7 @@ type Params struct {
 	Q     int // q-gram length in bytes
 }
 
-// DefaultParams are seed 001's: ~100-byte TTTD chunks and q = 20.
+// DefaultParams are Bhagwat et al.'s: ~100-byte TTTD chunks and q = 20.
 var DefaultParams = Params{Chunk: DefaultChunkParams, Q: Q}
 
 // Normalize lower-cases text and collapses every run of white space to one

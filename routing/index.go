@@ -1,6 +1,6 @@
 package routing
 
-// The feature indexes (seed 001, sections 2.2-2.4). A Partition is one
+// The feature indexes (Bhagwat et al., sections 2.2-2.4). A Partition is one
 // inverted map feature -> documents; it keeps every document's feature count
 // so that, having counted the features a candidate shares with the query, it
 // can give the exact Jaccard similarity without storing the feature sets:

@@ -1,6 +1,6 @@
 package routing
 
-// Measurements for docs/ROUTING.md (seed 001, figures 4-7 and the routing
+// Measurements for docs/ROUTING.md (Bhagwat et al., figures 4-7 and the routing
 // lemma), skipped unless PLAGD_ROUTING_MEASURE=1. They print tables with
 // t.Logf:
 //

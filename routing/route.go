@@ -1,6 +1,6 @@
 package routing
 
-// Document routing (seed 001, section 3.1): the partitions of a document are
+// Document routing (Bhagwat et al., section 3.1): the partitions of a document are
 // {h mod K : h in bot_m(features)}. Routing reads nothing but the document's
 // own features, so ingestion and query pick partitions without asking any of
 // them, and two documents with Jaccard similarity s share a partition with

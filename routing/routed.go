@@ -1,6 +1,6 @@
 package routing
 
-// Routed is the partitioned index of seed 001 (section 3): K partitions, each
+// Routed is the partitioned index of Bhagwat et al. (section 3): K partitions, each
 // document added to the partitions its bottom-m features route it to, and a
 // query consulting only its own routed partitions, in parallel, with no
 // communication among them. A document routed to several partitions is found

@@ -1,7 +1,7 @@
 package routing
 
 // TTTD content-defined chunking (Two Thresholds, Two Divisors; Eshghi and
-// Tang, HP Labs TR 2005-30), the chunker seed 001 uses. The basic sliding
+// Tang, HP Labs TR 2005-30), the chunker Bhagwat et al. uses. The basic sliding
 // window algorithm cuts where the hash of the last W bytes is 0 mod D; TTTD
 // bounds chunk sizes to [Tmin, Tmax] and, to avoid cutting blindly at Tmax,
 // remembers the last position where a second, smaller divisor D' matched
@@ -29,7 +29,7 @@ type ChunkParams struct {
 }
 
 // DefaultChunkParams are the TTTD paper's parameters (Tmin 460, Tmax 2800,
-// D 540, D' 270, average ~1 KB) divided by ten for seed 001's average chunk
+// D 540, D' 270, average ~1 KB) divided by ten for Bhagwat et al.'s average chunk
 // of about 100 bytes. The window is 16 bytes: long enough to be specific in
 // text, short enough to fit Tmin with room.
 var DefaultChunkParams = ChunkParams{Min: 46, Max: 280, D: 54, Backup: 27, Window: 16}

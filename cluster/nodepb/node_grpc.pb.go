@@ -70,13 +70,13 @@ type NodeClient interface {
 	// FailedPrecondition.
 	Query(ctx context.Context, in *QueryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Lists], error)
 	// Related joins query vectors with data vectors by cosine (related
-	// documents by topic, seed 003): the client streams the job (in the
+	// documents by topic, Alewiwi et al.): the client streams the job (in the
 	// first part), the data set, then the queries; the server streams back
 	// one neighbour list per query, in order. Stateless, outside any run:
 	// the master splits a join's queries over its nodes.
 	Related(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[RelatedPart, RelatedLists], error)
 	// RoutingSync brings the node's partitions of the routed feature index
-	// (seed 001, live checks) to generation header.to: a full load, or the
+	// (Bhagwat et al., live checks) to generation header.to: a full load, or the
 	// changes since header.from (refused with FailedPrecondition when the
 	// node is not at header.from: the master then sends a full load).
 	// The first part carries the header.
@@ -305,13 +305,13 @@ type NodeServer interface {
 	// FailedPrecondition.
 	Query(*QueryRequest, grpc.ServerStreamingServer[Lists]) error
 	// Related joins query vectors with data vectors by cosine (related
-	// documents by topic, seed 003): the client streams the job (in the
+	// documents by topic, Alewiwi et al.): the client streams the job (in the
 	// first part), the data set, then the queries; the server streams back
 	// one neighbour list per query, in order. Stateless, outside any run:
 	// the master splits a join's queries over its nodes.
 	Related(grpc.BidiStreamingServer[RelatedPart, RelatedLists]) error
 	// RoutingSync brings the node's partitions of the routed feature index
-	// (seed 001, live checks) to generation header.to: a full load, or the
+	// (Bhagwat et al., live checks) to generation header.to: a full load, or the
 	// changes since header.from (refused with FailedPrecondition when the
 	// node is not at header.from: the master then sends a full load).
 	// The first part carries the header.

@@ -33,7 +33,7 @@ the same proportions). Runs keep the top related.k (10) per document.
 
 DOC is a document id or external_id. With --files, each FILE (any format
 plagd extracts) is compared with the whole archive without being stored, as
-one batch: seed 003's R-S join, by related.method (zolip or exact).`,
+one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 		Example: "  plagd related 42 -k 5\n  plagd related --files proposal1.pdf proposal2.docx --json",
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
