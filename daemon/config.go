@@ -86,7 +86,7 @@ type RelatedConfig struct {
 // NearDupConfig tunes near-duplicate detection with simhash (docs/NEARDUP.md).
 type NearDupConfig struct {
 	// Distance is h: documents whose 64-bit simhashes differ in at most this
-	// many bits are near-duplicates (the seed's 3).
+	// many bits are near-duplicates (the paper's 3).
 	Distance int `yaml:"distance"`
 	// Budget is the header lookups a query may make (PSM with VOSH, the
 	// most likely first); 0 makes every query exact. Upload checks and

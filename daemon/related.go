@@ -69,7 +69,7 @@ type RelatedStats struct {
 }
 
 // RelatedTexts finds the k documents of the archive most related to each
-// of texts (not stored): the seed's R-S join of a batch of query documents
+// of texts (not stored): the paper's R-S join of a batch of query documents
 // against the archive, by related.method. It reads every stored vector, so
 // it suits a batch more than a single live query.
 func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg Config, texts []string, k int) ([][]RelatedDoc, RelatedStats, error) {

@@ -45,7 +45,7 @@ func (p *Partition) Len() int {
 }
 
 // Postings is the number of (feature, document) entries: the partition's
-// size for the seed's figure 7.
+// size for the paper's figure 7.
 func (p *Partition) Postings() int {
 	p.mu.RLock()
 	defer p.mu.RUnlock()

@@ -4,7 +4,7 @@ package routing
 // {h mod K : h in bot_m(features)}. Routing reads nothing but the document's
 // own features, so ingestion and query pick partitions without asking any of
 // them, and two documents with Jaccard similarity s share a partition with
-// probability at least 1-(1-s)^m (the seed's lemma 1).
+// probability at least 1-(1-s)^m (the paper's lemma 1).
 
 // Route appends to dst[:0] the distinct partitions in [0, k) of a document
 // with sorted, deduplicated features fs (Features), routing factor m, in
@@ -17,7 +17,7 @@ func Route(fs []uint64, k, m int, dst []int) []int {
 	dst = dst[:0]
 	for _, h := range fs[:min(m, len(fs))] {
 		p := int(h % uint64(k))
-		// m is small (the seed uses up to 10): a linear scan beats a set.
+		// m is small (the paper uses up to 10): a linear scan beats a set.
 		i := 0
 		for i < len(dst) && dst[i] < p {
 			i++

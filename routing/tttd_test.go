@@ -60,7 +60,7 @@ func TestChunks_Properties(t *testing.T) {
 	checkChunks(t, nil, DefaultChunkParams, Chunks(nil, DefaultChunkParams, nil))
 }
 
-// TestChunks_Average checks that the defaults give the seed's ~100-byte
+// TestChunks_Average checks that the defaults give the paper's ~100-byte
 // chunks on prose.
 func TestChunks_Average(t *testing.T) {
 	data := newTextGen(4).doc(1 << 20)
