@@ -51,7 +51,7 @@ type DocChunks struct {
 // construction (safe for concurrent readers); Update returns a new Slice so
 // the committed generation survives until commit.
 //
-// The shape is the seed's Figure 1 made compact (see the package doc): only
+// The shape is the paper's Figure 1 made compact (see the package doc): only
 // chunk IDs that have postings are stored, in the sorted keys array, with
 // offsets[i]..offsets[i+1] delimiting their documents in docs. A directory
 // over the top bits of the in-range chunk ID narrows a lookup to about eight

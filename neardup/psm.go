@@ -50,7 +50,7 @@ type PSM struct {
 	header []uint32 // hashes[header[v]:header[v+1]] have top t bits v
 }
 
-// HeaderBitsFor is the seed's optimal header width for n hashes, t = d =
+// HeaderBitsFor is the paper's optimal header width for n hashes, t = d =
 // ceil(log2 n), kept within 1..28 (a 1 GiB header table at most).
 func HeaderBitsFor(n int) int {
 	t := bits.Len(uint(max(n-1, 1)))

@@ -113,7 +113,7 @@ func FeatureHash(feature uint64) uint64 {
 }
 
 // tfidf returns the weight of each feature, tf*idf normalised to unit L2
-// norm (the seed's "normalised TF-IDF"), into dst.
+// norm (the paper's "normalised TF-IDF"), into dst.
 func tfidf(features []Feature, idf IDF, dst []float64) []float64 {
 	dst = dst[:0]
 	var norm float64
@@ -167,7 +167,7 @@ func HashOf(W *Weights) uint64 {
 
 // Cosine is the cosine similarity of two documents' TF-IDF vectors (features
 // sorted as TermCounts gives them): the ground truth simhash approximates,
-// for measuring precision and recall at each h (the seed's figure 6).
+// for measuring precision and recall at each h (the paper's figure 6).
 func Cosine(a, b []Feature, idf IDF) float64 {
 	var dot, na, nb float64
 	i, j := 0, 0

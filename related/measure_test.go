@@ -161,7 +161,7 @@ type variant struct {
 	p    Params
 }
 
-// allVariants are the seed's grid (λ = 4, 6, 8; k = 2, 5, 10 at σ = 0.8 on
+// allVariants are the paper's grid (λ = 4, 6, 8; k = 2, 5, 10 at σ = 0.8 on
 // raw tf-idf) and, at λ = 8 and k = 10, other σ and unit weights.
 func allVariants() []variant {
 	var vs []variant

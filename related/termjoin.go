@@ -9,7 +9,7 @@ package related
 // list. Here the data side goes through Shuffle and its reducers build the
 // D list of each term; the query side probes those lists, query by query, so
 // that a pair sharing several key terms is compared once rather than once per
-// term (the seed's reducer computes it once per shared term; Emitted counts
+// term (the paper's reducer computes it once per shared term; Emitted counts
 // those, Dots the comparisons actually made).
 
 import "sync/atomic"

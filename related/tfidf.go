@@ -160,7 +160,7 @@ func (m *Model) IDF(term uint64) float64 {
 
 // Vector is a document's TF-IDF vector: its terms ascending, their weights
 // tf·idf scaled to unit L2 norm, and that norm. W[i]·Norm is the raw tf-idf
-// value, the coordinate the seed's Z-order works on; cosines use W.
+// value, the coordinate the paper's Z-order works on; cosines use W.
 type Vector struct {
 	Terms []uint64
 	W     []float32

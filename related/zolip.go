@@ -53,7 +53,7 @@ type Stats struct {
 	NDDPairs   int64 // cosines computed by NDD
 	CITQueries int   // queries passed to CIT
 	Type1      int   // CIT queries without any important term: nothing to compare
-	CITEmitted int64 // pairs the seed's per-term CIT reducers would compare
+	CITEmitted int64 // pairs the paper's per-term CIT reducers would compare
 	CITDots    int64 // distinct pairs compared by CIT
 	// Levels[l] counts CIT queries projected to iteration l.
 	Levels [64]int

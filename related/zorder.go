@@ -64,7 +64,7 @@ func (z *zorder) level(c float64) int {
 // key is the hash of the λ-bit Z-order prefix of v, and whether it is
 // nonzero. Documents whose every coordinate is below 2^(e_max-λ) have the
 // all-zero prefix: they are not near-duplicates of each other, just
-// unrepresented (the seed's type-1 error), so they get no key. The hash is
+// unrepresented (the paper's type-1 error), so they get no key. The hash is
 // over the term hashes (not Set IDs) and the top bits; two different
 // prefixes collide with probability 2^-64, and a collision only costs
 // comparisons.

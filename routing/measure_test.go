@@ -12,7 +12,7 @@ package routing
 // is the size of the generated archive (default 100000) and
 // PLAGD_ROUTING_QUERIES the size of the held-out query set of the generated archive (default 2000, random).
 //
-// The set-up is the seed's (section 4): a random query set Fq is held out of
+// The set-up is the paper's (section 4): a random query set Fq is held out of
 // the corpus, the rest Fd is the repository, every query is answered by the
 // monolithic index (K = 1) and by Routed(K, m) with the same m for ingestion
 // and query, and the monolithic answer is the standard. Because a partition
@@ -49,7 +49,7 @@ var (
 // TestMeasureReal runs the grid on a PAN-format corpus cut into segments:
 // paragraphs (split at blank lines) joined until a segment has at least
 // PLAGD_ROUTING_SEGMENT bytes (default 2000, about 20 chunks). The corpus is
-// too small for the seed's random held-out queries to find anything, so the
+// too small for the paper's random held-out queries to find anything, so the
 // queries are the segments of the suspicious documents (which carry the
 // plagiarised passages) and the repository is the segments of the sources:
 // the live check's own situation.

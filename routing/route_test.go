@@ -66,7 +66,7 @@ func TestJaccard_BruteForce(t *testing.T) {
 	}
 }
 
-// TestRoute_Bound checks the seed's lemma on random sets: sets with Jaccard
+// TestRoute_Bound checks the paper's lemma on random sets: sets with Jaccard
 // similarity s share at least one routed partition with probability at least
 // 1-(1-s)^m (up to sampling error). Large K makes collisions of distinct
 // features rare, so the bound is nearly tight.
