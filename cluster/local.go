@@ -24,7 +24,7 @@ type LocalNode struct {
 	removed    *invindex.DocSet
 	removedIDs []invindex.DocID
 	added      []invindex.DocChunks
-	chunks     map[invindex.DocID]invindex.DocChunks // every delivered doc's chunks in range (step 6a of the seed)
+	chunks     map[invindex.DocID]invindex.DocChunks // every delivered doc's chunks in range (step 6a of Kasprzak et al.)
 	pending    *NodeState
 
 	tokenizers *sync.Pool // tokenizers for the run's Params, one per concurrent Chunk call

@@ -23,7 +23,7 @@ type Params struct {
 	Lambda int     // λ: bits of the Z-order prefix and deepest projection (1..63)
 	Sigma  float64 // σ: minimum cosine between a document and its projection
 	// Unit runs the Z-order on the unit-normalised weights instead of the raw
-	// tf-idf values the seed uses (a document's weights then no longer grow
+	// tf-idf values the paper uses (a document's weights then no longer grow
 	// with its length, so long documents do not monopolise the high bits).
 	Unit bool
 	// Tasks and Parts are the map tasks and reduce partitions of a shuffle

@@ -7,7 +7,7 @@ import (
 	"github.com/plagd/plagd/internal/testseed"
 )
 
-// Example 4 of the seed: a's first and second iteration projections, their
+// Example 4 of the paper: a's first and second iteration projections, their
 // cosines with a, and the choice l = 2 at σ = 0.8, λ = 3.
 func TestProjectionPaperExample4(t *testing.T) {
 	a := []float64{0, 27, 17, 0, 5, 9, 0, 11, 6, 11, 0, 13, 14}
@@ -57,7 +57,7 @@ func TestProjectionPaperExample4(t *testing.T) {
 	}
 }
 
-// Example 2 of the seed: a and b share the 3-bit Z-order prefix, c does not.
+// Example 2 of the paper: a and b share the 3-bit Z-order prefix, c does not.
 func TestKeyPaperExample2(t *testing.T) {
 	a := []float64{0, 8, 5, 0.25, 0.125, 0, 0.25, 0, 0, 0.75}
 	b := []float64{0.5, 9, 4, 0, 0, 0.125, 0, 0, 0, 0}
