@@ -195,19 +195,6 @@ const (
 	charGeneratedSpace                 // a space PDFium inferred between two glyphs
 )
 
-// char reads character i of a text page: its glyph and direction in
-// quarter turns, and what kind of character it is.
-func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int, kind charKind, err error) {
-	g, q, ok, gen, err := s.readChar(tp, i, out)
-	switch {
-	case err != nil || (!ok && !gen):
-		return g, q, charNone, err
-	case gen:
-		return g, q, charGeneratedSpace, nil
-	}
-	return g, q, charGlyph, nil
-}
-
 // inferredSpace is the space PDFium inferred between glyphs a and b of one
 // line, placed midway between them (b may stand left of a: right-to-left
 // text comes in reading order).
@@ -222,23 +209,26 @@ func inferredSpace(a, b glyph) (glyph, bool) {
 	return glyph{x: x, y: a.y, size: a.size, s: " ", gen: true}, true
 }
 
-// readChar reads character i: its glyph, or ok false for characters that
-// give none; gen reports a space PDFium made up.
-func (s *pdfiumSession) readChar(tp uint64, i int, out *pageContent) (g glyph, q int, ok, gen bool, err error) {
+// char reads character i of a text page: what kind of character it is
+// and, for a glyph, the glyph and its direction in quarter turns.
+func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int, kind charKind, err error) {
 	u, err := s.call("FPDFText_GetUnicode", tp, uint64(i))
 	if err != nil {
-		return g, 0, false, false, err
+		return g, 0, charNone, err
 	}
 	r := rune(uint32(u))
 	switch {
 	case r == '\r' || r == '\n':
-		return g, 0, false, false, nil
+		return g, 0, charNone, nil
 	case r == pdfiumLineEndHyphen:
 		r = '-'
 	case unicode.IsSpace(r):
 		generated, err := s.call("FPDFText_IsGenerated", tp, uint64(i))
-		if err != nil || int32Of(generated) != 0 {
-			return g, 0, false, err == nil, err
+		if err != nil {
+			return g, 0, charNone, err
+		}
+		if int32Of(generated) != 0 {
+			return g, 0, charGeneratedSpace, nil
 		}
 	}
 	// A character of a font without a Unicode map is PDFium's best guess
@@ -249,12 +239,12 @@ func (s *pdfiumSession) readChar(tp uint64, i int, out *pageContent) (g glyph, q
 		out.drawn++
 		if text == "" {
 			out.unmapped++
-			return g, 0, false, false, nil
+			return g, 0, charNone, nil
 		}
 	}
 	geo, err := s.geometry(tp, i)
 	if err != nil {
-		return g, 0, false, false, err
+		return g, 0, charNone, err
 	}
 	q = quarterTurns(geo.a, geo.b)
 	x, y := rotate(geo.x, geo.y, q)
@@ -267,9 +257,9 @@ func (s *pdfiumSession) readChar(tp uint64, i int, out *pageContent) (g glyph, q
 	}
 	g = glyph{x: x, y: y, w: math.Max(0, end-x), size: geo.size * math.Hypot(geo.c, geo.d), s: text}
 	if !isFinite(g.x, g.y, g.w, g.size) {
-		return g, 0, false, false, nil
+		return g, 0, charNone, nil
 	}
-	return g, q, true, false, nil
+	return g, q, charGlyph, nil
 }
 
 // pdfiumLineEndHyphen is the code PDFium gives a hyphen at the end of a
