@@ -23,12 +23,16 @@ func TestDaemon_ServeRunsPromptlyAndStopsCleanly(t *testing.T) {
 	cfg.Schedule.Debounce = 200 * time.Millisecond
 	cfg.Schedule.Poll = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
+	// A failing wait must not leave Serve running: its connections would
+	// hold up the database's cleanup, and the test would hang, not fail.
+	t.Cleanup(cancel)
 	done := make(chan error, 1)
 	go func() { done <- NewDaemon(cfg, pool, testLogger(t)).Serve(ctx) }()
 
+	// Generous: on a loaded CI machine the first run has taken over 15 s.
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			if cond() {
 				return
 			}
