@@ -24,6 +24,7 @@ import (
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/faultproxy"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/invindex"
@@ -443,7 +444,7 @@ func TestCluster_MutualTLS(t *testing.T) {
 		serveNode(t, cluster.NewLocalNode(0, 0), sec),
 		serveNode(t, cluster.NewLocalNode(0, 0), sec),
 	}
-	tlsConfig := func(cert, key, caFile string) Config {
+	tlsConfig := func(cert, key, caFile string) config.Config {
 		cfg := testConfig(t, url, 0)
 		cfg.Cluster.Nodes = addrs
 		cfg.Cluster.TLSCert, cfg.Cluster.TLSKey, cfg.Cluster.TLSCA = cert, key, caFile

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/synth"
 )
 
@@ -29,7 +30,7 @@ func TestCluster_MeasureMasterHeap(t *testing.T) {
 		name  string
 		dfCap int
 	}{{"disk copy (df_cap 0)", 0}, {"in-memory copy (df_cap 1e9)", 1_000_000_000}} {
-		cfg := DefaultConfig()
+		cfg := config.Default()
 		cfg.DatabaseURL, cfg.DataDir = url, t.TempDir()
 		cfg.Engine.DFCap = mode.dfCap
 		for range 2 {

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/internal/synth"
 )
@@ -47,7 +48,7 @@ func TestCluster_Measure(t *testing.T) {
 		url, pool := synthArchive(t, g, n)
 		next = n
 		for _, k := range nodeCounts {
-			cfg := DefaultConfig()
+			cfg := config.Default()
 			cfg.DatabaseURL, cfg.DataDir = url, t.TempDir()
 			cfg.Engine.Nodes = 2
 			var procs []*nodeProc

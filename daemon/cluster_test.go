@@ -23,6 +23,7 @@ import (
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/invindex"
 )
@@ -112,7 +113,7 @@ func (f *faultyNode) Count(ctx context.Context, d []invindex.DocID) ([][]invinde
 }
 
 // clusterConfig is testConfig with remote nodes at addrs.
-func clusterConfig(t testing.TB, url string, addrs []string) Config {
+func clusterConfig(t testing.TB, url string, addrs []string) config.Config {
 	cfg := testConfig(t, url, 0)
 	cfg.Cluster.Nodes = addrs
 	cfg.Cluster.SecretFile = secretFile(t)

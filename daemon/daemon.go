@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/plagd/plagd/config"
 	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 )
@@ -24,7 +25,7 @@ import (
 // lock, lost with its session, is taken again when PostgreSQL is back; the
 // next run then consumes every change made meanwhile.
 type Daemon struct {
-	cfg     Config
+	cfg     config.Config
 	pool    *pgxpool.Pool
 	log     zerolog.Logger
 	engine  *Engine
@@ -44,7 +45,7 @@ type Daemon struct {
 }
 
 // NewDaemon prepares a daemon; Serve runs it.
-func NewDaemon(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Daemon {
+func NewDaemon(cfg config.Config, pool *pgxpool.Pool, log zerolog.Logger) *Daemon {
 	m := NewMetrics()
 	e := NewEngine(cfg, pool, log)
 	e.Metrics = m

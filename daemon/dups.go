@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/neardup"
 )
 
@@ -45,7 +46,7 @@ type DupsReport struct {
 // and groups them. It reads the hashes twice (to index them, then the
 // per-bit weights for the queries), so memory stays at the index's 16 bytes
 // a document.
-func Clusters(ctx context.Context, pool *pgxpool.Pool, cfg Config, opt DupsOptions) (DupsReport, error) {
+func Clusters(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, opt DupsOptions) (DupsReport, error) {
 	start := time.Now()
 	h := opt.Distance
 	if h <= 0 {

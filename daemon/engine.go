@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/invindex"
 )
@@ -23,7 +24,7 @@ import (
 // the data directory. It is not safe for concurrent runs: the caller holds the
 // master lock and runs one at a time.
 type Engine struct {
-	cfg    Config
+	cfg    config.Config
 	pool   *pgxpool.Pool
 	log    zerolog.Logger
 	master atomic.Pointer[cluster.Master] // swapped when the set of remote nodes changes
@@ -43,7 +44,7 @@ type Engine struct {
 	// making the run wait (the daemon); otherwise Run saves before returning (the CLI).
 	SaveInBackground bool
 
-	minShared int // engine.min_shared as resolved for the current run (auto: AutoMinShared)
+	minShared int // engine.min_shared as resolved for the current run (auto: config.AutoMinShared)
 
 	// related holds the related-documents vectors as of the last run this
 	// engine committed, so an incremental run need not read them back.
@@ -71,7 +72,7 @@ type Engine struct {
 // NewEngine builds the master and cfg.NodeCount() in-process nodes, or, with
 // cluster.nodes, a master whose in-process nodes only hold its copy of the
 // index until the first run connects the remote nodes (see nodes.go).
-func NewEngine(cfg Config, pool *pgxpool.Pool, log zerolog.Logger) *Engine {
+func NewEngine(cfg config.Config, pool *pgxpool.Pool, log zerolog.Logger) *Engine {
 	k := cfg.NodeCount()
 	if len(cfg.Cluster.Nodes) > 0 {
 		k = len(cfg.Cluster.Nodes)
@@ -469,7 +470,7 @@ func (e *Engine) persist(gen int64) error {
 }
 
 // resolveMinShared fixes min_shared for this run: the configured value, or
-// AutoMinShared of the live archive when it is 0.
+// config.AutoMinShared of the live archive when it is 0.
 func (e *Engine) resolveMinShared(ctx context.Context) error {
 	if e.cfg.Engine.MinShared > 0 {
 		e.minShared = e.cfg.Engine.MinShared
@@ -479,7 +480,7 @@ func (e *Engine) resolveMinShared(ctx context.Context) error {
 	if err := e.pool.QueryRow(ctx, `select count(*) from documents where deleted_at is null`).Scan(&n); err != nil {
 		return fmt.Errorf("count documents: %w", err)
 	}
-	e.minShared = AutoMinShared(n)
+	e.minShared = config.AutoMinShared(n)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/testseed"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,8 +24,8 @@ func testSeed(t testing.TB) uint64 { t.Helper(); return testseed.Seed(t) }
 
 // testConfig is a configuration that exercises the hard cases on small data:
 // top-k lists of 4 fill up and lose members, and two shared chunks make a pair.
-func testConfig(t testing.TB, url string, nodes int) Config {
-	cfg := DefaultConfig()
+func testConfig(t testing.TB, url string, nodes int) config.Config {
+	cfg := config.Default()
 	cfg.DatabaseURL = url
 	cfg.DataDir = t.TempDir()
 	cfg.Engine.Nodes = nodes
@@ -129,7 +130,7 @@ func (m *mutator) step() {
 	}
 }
 
-func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg Config, when string) []simRow {
+func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, when string) []simRow {
 	t.Helper()
 	got, want := storedSimilarities(t, pool), referenceSimilarities(t, pool, cfg)
 	if d := diffRows(got, want); d != "" {

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"net/http"
+
+	"github.com/plagd/plagd/config"
 )
 
 // NewHTTPServer is the http.Server of `plagd serve` with the limits of
@@ -22,7 +24,7 @@ import (
 //     extract.timeout, so a check of a slow file still answers.
 //   - IdleTimeout: a keep-alive connection without a request is closed.
 //   - MaxHeaderBytes: bounds the header block.
-func NewHTTPServer(c HTTPConfig, h http.Handler) *http.Server {
+func NewHTTPServer(c config.HTTP, h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: c.ReadHeaderTimeout,

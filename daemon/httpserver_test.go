@@ -4,12 +4,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plagd/plagd/config"
 )
 
 // TestConfig_HTTPAndAuthLimits: the request and sign-in limits of issue 14
 // come from the environment, reach the http.Server, and are validated.
 func TestConfig_HTTPAndAuthLimits(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	env := map[string]string{
 		"PLAGD_HTTP_READ_HEADER_TIMEOUT":    "3s",
 		"PLAGD_HTTP_READ_TIMEOUT":           "20s",
@@ -37,7 +39,7 @@ func TestConfig_HTTPAndAuthLimits(t *testing.T) {
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "http.write_timeout") {
 		t.Fatalf("a write timeout that cuts off extraction: %v", err)
 	}
-	cfg = DefaultConfig()
+	cfg = config.Default()
 	cfg.HTTP.ReadTimeout = 0
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "read_timeout") {
 		t.Fatalf("no read timeout: %v", err)

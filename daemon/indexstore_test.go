@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/invindex"
 )
@@ -79,7 +80,7 @@ func TestEngine_ForeignFilesInDataDir(t *testing.T) {
 // save, and files the store does not know are pruned.
 func TestIndexStore_ReusesOnlyItsOwnFiles(t *testing.T) {
 	dir := t.TempDir()
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	p := cfg.Params()
 	const instance = "abc/123"
 	hi := p.SpaceSize()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
+	"github.com/plagd/plagd/config"
 	"github.com/rs/zerolog"
 )
 
@@ -19,7 +20,7 @@ import (
 // info (the default), warn or error. A bad level or format is not fatal (a
 // daemon should not refuse to start over its log settings): the default is
 // used and the first log line says so.
-func NewLogger(cfg LogConfig, w io.Writer) zerolog.Logger {
+func NewLogger(cfg config.Log, w io.Writer) zerolog.Logger {
 	var warnings []string
 
 	level, err := zerolog.ParseLevel(strings.ToLower(strings.TrimSpace(cfg.Level)))

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/neardup"
 )
 
@@ -41,7 +42,7 @@ type NearDuplicate struct {
 // document deleted or changed since is never reported. Safe for concurrent use.
 type NearDups struct {
 	pool *pgxpool.Pool
-	cfg  Config
+	cfg  config.Config
 
 	mu       sync.Mutex
 	model    *nearModel
@@ -53,7 +54,7 @@ type NearDups struct {
 }
 
 // NewNearDups returns an index that loads itself on first use.
-func NewNearDups(pool *pgxpool.Pool, cfg Config) *NearDups {
+func NewNearDups(pool *pgxpool.Pool, cfg config.Config) *NearDups {
 	return &NearDups{pool: pool, cfg: cfg, searcher: sync.Pool{New: func() any { return new(neardup.Searcher) }}}
 }
 

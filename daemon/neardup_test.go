@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/neardup"
 )
@@ -20,7 +21,7 @@ import (
 // checkSimhashes: after a committed run the simhashes a run wrote are
 // exactly those of the indexed documents, each equal to the hash of its
 // stored text under the newest model, as a recomputation from scratch gives.
-func checkSimhashes(t testing.TB, pool *pgxpool.Pool, cfg Config, when string) {
+func checkSimhashes(t testing.TB, pool *pgxpool.Pool, cfg config.Config, when string) {
 	t.Helper()
 	ctx := context.Background()
 	m, err := loadNearModel(ctx, pool)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -26,7 +27,7 @@ import (
 // from that copy. A node that fails during a run fails the run; the next run
 // goes on with the nodes that answer.
 type remoteNodes struct {
-	cfg ClusterConfig
+	cfg config.Cluster
 	log zerolog.Logger
 
 	mu      sync.Mutex
@@ -42,7 +43,7 @@ type remoteNodes struct {
 // checks of all nodes run in parallel); one that is simply down, once.
 const pingTimeout = 5 * time.Second
 
-func newRemoteNodes(cfg ClusterConfig, log zerolog.Logger) *remoteNodes {
+func newRemoteNodes(cfg config.Cluster, log zerolog.Logger) *remoteNodes {
 	r := &remoteNodes{cfg: cfg, log: log, clients: map[string]*remote.Client{}, bytes: map[string]*remote.Traffic{}}
 	for _, a := range cfg.Nodes {
 		r.bytes[a] = new(remote.Traffic)
@@ -73,7 +74,7 @@ func (r *remoteNodes) security() (remote.Security, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sec == nil {
-		sec, err := r.cfg.Security()
+		sec, err := remote.LoadSecurity(r.cfg.TLSCert, r.cfg.TLSKey, r.cfg.TLSCA, r.cfg.SecretFile, r.cfg.Insecure)
 		if err != nil {
 			return sec, err
 		}

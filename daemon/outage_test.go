@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -295,7 +296,7 @@ func TestEngine_LostCommitAnswer(t *testing.T) {
 
 // committedArchive is a new database of docs generated documents after one
 // committed full run of an engine on nodes nodes.
-func committedArchive(t *testing.T, docs, nodes int) (*pgxpool.Pool, Config, *corpus, *Engine) {
+func committedArchive(t *testing.T, docs, nodes int) (*pgxpool.Pool, config.Config, *corpus, *Engine) {
 	t.Helper()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -34,7 +35,7 @@ func TestEngine_FindsPANSources(t *testing.T) {
 		filepath.Join(root, "source-documents"), filepath.Join(root, "suspicious-documents")}}, testLogger(t)); err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.DatabaseURL, cfg.DataDir = url, t.TempDir()
 	mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
 

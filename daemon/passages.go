@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -110,7 +111,7 @@ type SourceReport struct {
 //
 // opt.Align.Suppress is used as given; to leave out the chunks over the df
 // cap as the similarities do, set it to Engine.Suppressor's predicate.
-func Passages(ctx context.Context, pool *pgxpool.Pool, cfg Config, docID int64, sources int, opt PassageOptions) (Report, error) {
+func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID int64, sources int, opt PassageOptions) (Report, error) {
 	rows, err := Similar(ctx, pool, docID)
 	if err != nil {
 		return Report{}, err
@@ -212,7 +213,7 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt Passag
 // index from cfg.DataDir: for one-off callers (plagd check). A long-lived
 // process keeps its Engine and calls the method, so that the index is
 // loaded once.
-func CheckText(ctx context.Context, pool *pgxpool.Pool, cfg Config, text string, top int, opt PassageOptions) (Report, error) {
+func CheckText(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, text string, top int, opt PassageOptions) (Report, error) {
 	return NewEngine(cfg, pool, zerolog.Nop()).CheckText(ctx, text, top, opt)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/invindex"
 )
@@ -26,7 +27,7 @@ type simRow struct {
 // counted with maps (a pair shares chunk c when both have ID c with the same
 // fingerprint), df cap (df counts the ID whatever the fingerprint) and
 // min_shared applied, each list sorted and cut.
-func referenceSimilarities(t testing.TB, pool *pgxpool.Pool, cfg Config) []simRow {
+func referenceSimilarities(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []simRow {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := pool.Query(ctx, `select id, content, filename, content_type, text from documents where deleted_at is null`)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/related"
 )
 
@@ -72,7 +73,7 @@ type RelatedStats struct {
 // of texts (not stored): the paper's R-S join of a batch of query documents
 // against the archive, by related.method. It reads every stored vector, so
 // it suits a batch more than a single live query.
-func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg Config, texts []string, k int) ([][]RelatedDoc, RelatedStats, error) {
+func RelatedTexts(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, texts []string, k int) ([][]RelatedDoc, RelatedStats, error) {
 	st := RelatedStats{Queries: len(texts)}
 	m, err := loadRelatedModel(ctx, pool)
 	if err != nil {

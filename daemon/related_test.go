@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/related"
 )
@@ -20,7 +21,7 @@ import (
 // vectors are those of the indexed documents' stored texts under the
 // newest model, and the stored lists equal an exact self join of them,
 // row for row.
-func checkRelated(t testing.TB, pool *pgxpool.Pool, cfg Config, when string) {
+func checkRelated(t testing.TB, pool *pgxpool.Pool, cfg config.Config, when string) {
 	t.Helper()
 	ctx := context.Background()
 	m, err := loadRelatedModel(ctx, pool)

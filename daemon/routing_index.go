@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/cluster/remote"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/routing"
 )
@@ -24,7 +25,7 @@ import (
 // gone. Safe for concurrent use.
 type routedIndex struct {
 	pool *pgxpool.Pool
-	cfg  RoutingConfig
+	cfg  config.Routing
 
 	mu     sync.Mutex
 	routed *routing.Routed
@@ -56,7 +57,7 @@ type routingChange struct {
 // are behind get a full load.
 const maxPending = 1 << 16
 
-func newRoutedIndex(pool *pgxpool.Pool, cfg RoutingConfig) *routedIndex {
+func newRoutedIndex(pool *pgxpool.Pool, cfg config.Routing) *routedIndex {
 	return &routedIndex{pool: pool, cfg: cfg}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/measure"
 
 	"github.com/jackc/pgx/v5"
@@ -26,7 +27,7 @@ func TestMeasureLiveCheck(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.DatabaseURL, cfg.DataDir = url, t.TempDir()
 	o := synth.Defaults()
 	o.MeanWords = 600

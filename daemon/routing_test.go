@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/routing"
 )
@@ -177,7 +178,7 @@ func TestCluster_RoutedCheckOnNodes(t *testing.T) {
 	defer e.Close()
 	mustRun(t, e, false)
 	local := cfg
-	local.Cluster = DefaultConfig().Cluster
+	local.Cluster = config.Default().Cluster
 	check := func(text, when string) {
 		t.Helper()
 		got, err := e.CheckText(ctx, text, 5, PassageOptions{})

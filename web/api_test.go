@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
 )
@@ -29,7 +30,7 @@ import (
 type apiEnv struct {
 	t      *testing.T
 	pool   *pgxpool.Pool
-	cfg    daemon.Config
+	cfg    config.Config
 	srv    *Server
 	base   string
 	runner *fakeRunner // nil: the server has no daemon
@@ -50,11 +51,11 @@ func (f *fakeRunner) RequestRun()        { f.mu.Lock(); f.requests++; f.mu.Unloc
 func (f *fakeRunner) calls() int         { f.mu.Lock(); defer f.mu.Unlock(); return f.requests }
 
 // newAPIEnv starts a server; tweak adjusts the configuration first.
-func newAPIEnv(t *testing.T, withRunner bool, tweak func(*daemon.Config)) *apiEnv {
+func newAPIEnv(t *testing.T, withRunner bool, tweak func(*config.Config)) *apiEnv {
 	t.Helper()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := daemon.DefaultConfig()
+	cfg := config.Default()
 	cfg.DatabaseURL, cfg.DataDir, cfg.Engine.Nodes = url, t.TempDir(), 1
 	cfg.Engine.MinShared = 2
 	if tweak != nil {
@@ -496,7 +497,7 @@ func TestAPI_UpdateDeleteUndelete(t *testing.T) {
 
 func TestAPI_UploadLimitsAndWarnings(t *testing.T) {
 	const maxFile = 8 << 10
-	e := newAPIEnv(t, true, func(c *daemon.Config) {
+	e := newAPIEnv(t, true, func(c *config.Config) {
 		c.Extract.MaxBytes = maxFile
 		c.HTTP.MaxRequestBytes = 4 << 10
 	})

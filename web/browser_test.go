@@ -36,6 +36,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/internal/testpdf"
@@ -406,7 +407,7 @@ func e2eStartServer(t *testing.T) *e2eServer {
 		}
 	}
 
-	cfg := daemon.DefaultConfig()
+	cfg := config.Default()
 	cfg.DatabaseURL = url
 	cfg.DataDir = t.TempDir()
 	cfg.Engine.Nodes = 1

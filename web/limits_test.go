@@ -25,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 )
 
@@ -105,7 +106,7 @@ func TestGuard_MultipartTempFilesRemoved(t *testing.T) {
 
 // serveWithLimits serves h on a loopback port with plagd serve's
 // http.Server and the given HTTP limits.
-func serveWithLimits(t *testing.T, c daemon.HTTPConfig, h http.Handler) string {
+func serveWithLimits(t *testing.T, c config.HTTP, h http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -185,7 +186,7 @@ func TestHTTPServer_SlowClientsDisconnected(t *testing.T) {
 // progress, one more is answered 503 with Retry-After at once; when they
 // end, uploads are taken again.
 func TestUploads_ConcurrencyCap(t *testing.T) {
-	e := newAPIEnv(t, false, func(c *daemon.Config) { c.HTTP.MaxConcurrentUploads = 2 })
+	e := newAPIEnv(t, false, func(c *config.Config) { c.HTTP.MaxConcurrentUploads = 2 })
 	staff := e.user("sam", auth.RoleStaff)
 	addr := strings.TrimPrefix(e.base, "http://")
 	var held []net.Conn
@@ -287,7 +288,7 @@ func TestLogin_ConcurrentWrongPasswordsAreReserved(t *testing.T) {
 // frees the guesser it blocks (the old table was emptied once it held
 // 100 000 names); a flood from one address is stopped by its own bucket.
 func TestLoginThrottle_FloodKeepsBlockers(t *testing.T) {
-	cfg := daemon.DefaultConfig().Auth
+	cfg := config.Default().Auth
 	th := newLoginThrottle(cfg)
 	now := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
 	for range cfg.LoginAttempts {

@@ -19,7 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -28,7 +28,7 @@ import (
 type site struct {
 	t      testing.TB
 	pool   *pgxpool.Pool
-	cfg    daemon.Config
+	cfg    config.Config
 	srv    *Server
 	http   *httptest.Server
 	runner *fakeRunner
@@ -38,7 +38,7 @@ func newSite(t testing.TB) *site {
 	t.Helper()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := daemon.DefaultConfig()
+	cfg := config.Default()
 	cfg.DatabaseURL, cfg.DataDir, cfg.Engine.Nodes = url, t.TempDir(), 1
 	st := &site{t: t, pool: pool, cfg: cfg, runner: &fakeRunner{}}
 	var err error

@@ -24,6 +24,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/invindex"
@@ -50,7 +51,7 @@ func rtWords(rng *rand.Rand, prefix string, n int) string {
 type rtArchive struct {
 	t    *testing.T
 	pool *pgxpool.Pool
-	cfg  daemon.Config
+	cfg  config.Config
 	srv  *Server
 	base string
 
@@ -66,7 +67,7 @@ func newRTArchive(t *testing.T, run bool) *rtArchive {
 	t.Helper()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := daemon.DefaultConfig()
+	cfg := config.Default()
 	cfg.DatabaseURL, cfg.DataDir, cfg.Engine.Nodes = url, t.TempDir(), 1
 	cfg.Engine.MinShared = 2
 	a := &rtArchive{t: t, pool: pool, cfg: cfg, sessions: map[string]rtSession{}}

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract/sandbox"
 )
@@ -26,7 +27,7 @@ type Runner interface {
 
 // Options are what the web interface is built from.
 type Options struct {
-	Config daemon.Config
+	Config config.Config
 	Pool   *pgxpool.Pool
 	// Engine answers "check this file now" from the index it keeps loaded;
 	// the daemon shares its own (Daemon.Engine), so a check sees the newest
@@ -48,7 +49,7 @@ type Options struct {
 // route names the least role it needs (routes.go), and one middleware
 // enforces it, so no handler can forget the check.
 type Server struct {
-	cfg    daemon.Config
+	cfg    config.Config
 	pool   *pgxpool.Pool
 	engine *daemon.Engine
 	// ownEngine: New made the engine (Options.Engine was nil); Close closes it.

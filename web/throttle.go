@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/config"
 )
 
 // loginThrottle slows password guessing with three buckets per attempt:
@@ -28,7 +28,7 @@ type loginThrottle struct {
 	mu      sync.Mutex
 	byKey   map[string]*list.Element // of *bucket
 	recency *list.List               // front: most recently used
-	limits  daemon.AuthConfig
+	limits  config.Auth
 }
 
 type bucket struct {
@@ -46,7 +46,7 @@ const maxThrottleName = 128
 // at for one that blocks no one.
 const evictScan = 64
 
-func newLoginThrottle(c daemon.AuthConfig) *loginThrottle {
+func newLoginThrottle(c config.Auth) *loginThrottle {
 	return &loginThrottle{byKey: map[string]*list.Element{}, recency: list.New(), limits: c}
 }
 

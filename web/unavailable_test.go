@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
 )
@@ -26,7 +27,7 @@ func TestUnavailable_DatabaseOutage(t *testing.T) {
 	}
 	pc := pgtest.NewCluster(t)
 	pool := pgtest.Pool(t, pc.URL)
-	cfg := daemon.DefaultConfig()
+	cfg := config.Default()
 	cfg.DatabaseURL, cfg.DataDir, cfg.Engine.Nodes = pc.URL, t.TempDir(), 1
 	health := daemon.NewHealth()
 	srv, err := New(Options{Config: cfg, Pool: pool, Health: health, Log: zerolog.Nop()})

@@ -186,3 +186,19 @@ func (s Security) dialOptions() ([]grpc.DialOption, error) {
 	}
 	return opts, nil
 }
+
+// LoadSecurity is the security of a cluster configured with these files:
+// mutual TLS from certFile, keyFile and caFile (all three or none, checked
+// by the configuration), and the shared secret read from secretFile when
+// one is named.
+func LoadSecurity(certFile, keyFile, caFile, secretFile string, insecure bool) (Security, error) {
+	sec := Security{CertFile: certFile, KeyFile: keyFile, CAFile: caFile, Insecure: insecure}
+	if secretFile != "" {
+		b, err := ReadSecret(secretFile)
+		if err != nil {
+			return sec, fmt.Errorf("cluster.secret_file: %w", err)
+		}
+		sec.Secret = b
+	}
+	return sec, nil
+}

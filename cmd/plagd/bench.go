@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/bench"
 	"github.com/plagd/plagd/internal/synth"
 )
@@ -38,10 +38,10 @@ The database must be migrated and EMPTY (plagd migrate on a fresh database);
 database: the bench leaves its corpus there. --skip-db needs no database.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var cfg daemon.Config
+			var cfg config.Config
 			var err error
 			if opt.SkipDB {
-				cfg, err = daemon.LoadConfig(g.configPath)
+				cfg, err = config.Load(g.configPath)
 			} else {
 				cfg, err = g.config()
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/invindex"
@@ -138,7 +139,7 @@ the texts; the text output counts characters.`,
 // readCheckFile extracts the text of path ("-": standard input, plain text)
 // in an extraction process (extract.isolate), so that a hostile file fails
 // with a reason instead of killing the command.
-func readCheckFile(ctx context.Context, path string, cfg daemon.Config) (string, error) {
+func readCheckFile(ctx context.Context, path string, cfg config.Config) (string, error) {
 	var content []byte
 	var err error
 	name := path
@@ -165,7 +166,7 @@ func readCheckFile(ctx context.Context, path string, cfg daemon.Config) (string,
 }
 
 // runSimilarPassages is `plagd similar DOC --passages`.
-func runSimilarPassages(ctx context.Context, cfg daemon.Config, pool *pgxpool.Pool, doc daemon.DocInfo, pf *passageFlags, asJSON bool) error {
+func runSimilarPassages(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, doc daemon.DocInfo, pf *passageFlags, asJSON bool) error {
 	opt := pf.options()
 	if cfg.Engine.DFCap > 0 {
 		// Leave out the chunks the similarities leave out, if the index is at hand.

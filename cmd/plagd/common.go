@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 )
 
@@ -23,8 +24,8 @@ func (e usageError) Error() string { return e.msg }
 func asUsage(err error, target *usageError) bool { return errors.As(err, target) }
 
 // config loads the configuration file and applies environment and flags.
-func (g *globals) config() (daemon.Config, error) {
-	cfg, err := daemon.LoadConfig(g.configPath)
+func (g *globals) config() (config.Config, error) {
+	cfg, err := config.Load(g.configPath)
 	if err != nil {
 		return cfg, err
 	}
@@ -47,14 +48,14 @@ func (g *globals) config() (daemon.Config, error) {
 }
 
 // logger builds the zerolog logger the configuration asks for.
-func logger(cfg daemon.Config) zerolog.Logger {
+func logger(cfg config.Config) zerolog.Logger {
 	return daemon.NewLogger(cfg.Log, os.Stderr)
 }
 
 // open loads the configuration and connects to its database, checking the
 // schema: the start of every command that works on the archive. The caller
 // closes the pool.
-func (g *globals) open(ctx context.Context) (daemon.Config, *pgxpool.Pool, error) {
+func (g *globals) open(ctx context.Context) (config.Config, *pgxpool.Pool, error) {
 	cfg, err := g.config()
 	if err != nil {
 		return cfg, nil, err
@@ -74,7 +75,7 @@ func exactlyOneArg(what string) cobra.PositionalArgs {
 }
 
 // connect opens a pool and checks that the schema is the one this binary expects.
-func connect(ctx context.Context, cfg daemon.Config) (*pgxpool.Pool, error) {
+func connect(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
 	pool, err := daemon.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err

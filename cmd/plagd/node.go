@@ -8,7 +8,7 @@ import (
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/config"
 )
 
 func init() { register(newNodeCmd) }
@@ -72,7 +72,7 @@ SIGTERM or SIGINT stops the node after the calls in progress.`,
 			if err := cc.Validate(); err != nil {
 				return err
 			}
-			sec, err := cc.Security()
+			sec, err := remote.LoadSecurity(cc.TLSCert, cc.TLSKey, cc.TLSCA, cc.SecretFile, cc.Insecure)
 			if err != nil {
 				return err
 			}
@@ -138,8 +138,8 @@ func loopback(addr string) bool {
 }
 
 // nodeConfig is globals.config without the database, which a node does not use.
-func (g *globals) nodeConfig() (daemon.Config, error) {
-	cfg, err := daemon.LoadConfig(g.configPath)
+func (g *globals) nodeConfig() (config.Config, error) {
+	cfg, err := config.Load(g.configPath)
 	if g.logLevel != "" {
 		cfg.Log.Level = g.logLevel
 	}

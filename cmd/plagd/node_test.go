@@ -18,7 +18,7 @@ import (
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -81,7 +81,7 @@ func TestNode_Processes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defaults := daemon.DefaultConfig()
+	defaults := config.Default()
 	params := defaults.Params()
 	bounds := invindex.SplitRange(params.SpaceSize(), 2)
 	var procs []*exec.Cmd

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/config"
 )
 
 // TestRunSkipDB runs the CPU measurements on a tiny corpus: every figure
@@ -14,7 +14,7 @@ import (
 func TestRunSkipDB(t *testing.T) {
 	var out bytes.Buffer
 	rep, err := Run(context.Background(), Options{Docs: 300, WordsPerDoc: 200, Seed: 9, SkipDB: true, Nodes: 3,
-		Config: daemon.DefaultConfig()}, &out)
+		Config: config.Default()}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

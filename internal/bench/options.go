@@ -8,7 +8,7 @@ package bench
 import (
 	"github.com/rs/zerolog"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/synth"
 )
 
@@ -33,7 +33,7 @@ type Options struct {
 	Synth synth.Options
 	// Config is the engine configuration (database URL, engine section);
 	// the data directory is always a fresh temporary one.
-	Config daemon.Config
+	Config config.Config
 	Log    zerolog.Logger
 	// SampleMB bounds the text chunked by the single-goroutine measurement.
 	SampleMB int

@@ -1,4 +1,4 @@
-package daemon
+package config
 
 import (
 	"os"
@@ -14,12 +14,12 @@ import (
 func TestConfig_ExampleFileIsDefaults(t *testing.T) {
 	t.Setenv("PLAGD_DATABASE_URL", "")
 	t.Setenv("DATABASE_URL", "")
-	cfg, err := LoadConfig(filepath.Join("..", "configs", "plagd.yaml"))
+	cfg, err := Load(filepath.Join("..", "configs", "plagd.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := DefaultConfig(); !reflect.DeepEqual(cfg, want) {
-		t.Fatalf("configs/plagd.yaml differs from DefaultConfig():\n got %+v\nwant %+v", cfg, want)
+	if want := Default(); !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("configs/plagd.yaml differs from Default():\n got %+v\nwant %+v", cfg, want)
 	}
 }
 
@@ -35,7 +35,7 @@ func TestConfig_EnvOverridesAndErrors(t *testing.T) {
 		"PLAGD_EXTRACT_MEMORY_LIMIT":  "536870912",
 		"PLAGD_EXTRACT_RECYCLE":       "50",
 	}
-	cfg := DefaultConfig()
+	cfg := Default()
 	if err := cfg.ApplyEnv(func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +53,11 @@ func TestConfig_EnvOverridesAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("engine:\n  min_shard: 2\n"), 0o644)
-	if _, err := LoadConfig(bad); err == nil || !strings.Contains(err.Error(), "min_shard") {
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "min_shard") {
 		t.Fatalf("unknown key: %v", err)
 	}
 	os.WriteFile(bad, []byte("engine:\n  chunk_bits: 40\n"), 0o644)
-	if _, err := LoadConfig(bad); err == nil || !strings.Contains(err.Error(), "chunk_bits") {
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "chunk_bits") {
 		t.Fatalf("out of range: %v", err)
 	}
 }
@@ -72,7 +72,7 @@ func TestAutoMinShared(t *testing.T) {
 
 func TestConfig_Cluster(t *testing.T) {
 	env := map[string]string{"PLAGD_CLUSTER_NODES": "10.0.0.1:7070, 10.0.0.2:7070", "PLAGD_CLUSTER_CALL_TIMEOUT": "30s"}
-	cfg := DefaultConfig()
+	cfg := Default()
 	if err := cfg.ApplyEnv(func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}

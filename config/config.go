@@ -1,0 +1,137 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/invindex"
+)
+
+// Config is plagd's whole configuration. It is read from one YAML file
+// (configs/plagd.yaml documents every field) and then overridden by
+// environment variables named PLAGD_<SECTION>_<FIELD> (see ApplyEnv).
+type Config struct {
+	// DatabaseURL is a PostgreSQL connection string. Overridden by
+	// PLAGD_DATABASE_URL, then DATABASE_URL, then the --database flag.
+	DatabaseURL string `yaml:"database_url"`
+	// DataDir holds the persisted index generations (versioned, checksummed files).
+	DataDir  string   `yaml:"data_dir"`
+	Log      Log      `yaml:"log"`
+	Engine   Engine   `yaml:"engine"`
+	Schedule Schedule `yaml:"schedule"`
+	HTTP     HTTP     `yaml:"http"`
+	Auth     Auth     `yaml:"auth"`
+	Extract  Extract  `yaml:"extract"`
+	Cluster  Cluster  `yaml:"cluster"`
+	NearDup  NearDup  `yaml:"neardup"`
+	Related  Related  `yaml:"related"`
+	Routing  Routing  `yaml:"routing"`
+}
+
+// Default returns the configuration used when no file is given.
+func Default() Config {
+	p := invindex.DefaultParams()
+	return Config{
+		DataDir: ".data/index",
+		Log:     Log{Level: "info", Format: "auto"},
+		Engine: Engine{
+			WindowWords:     p.WindowWords,
+			ChunkBits:       p.ChunkBits,
+			StripDiacritics: p.StripDiacritics,
+			MinShared:       0, // auto: grows with the archive (AutoMinShared)
+			TopK:            100,
+			DFCap:           0,
+			Nodes:           0,
+			BatchSize:       100,
+		},
+		Schedule: Schedule{Cron: "*/5 * * * *", Prompt: true, Debounce: 10 * time.Second, Poll: 30 * time.Second},
+		HTTP: HTTP{Listen: "127.0.0.1:8080", SessionTTL: 12 * time.Hour, CookieSecure: "auto",
+			MaxRequestBytes: 16 << 20, MaxFormBytes: 64 << 10, ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout: 60 * time.Second, UploadTimeout: 30 * time.Minute, WriteTimeout: 10 * time.Minute,
+			IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10, MaxConcurrentUploads: 4},
+		Auth: Auth{LoginAttempts: 5, LoginAttemptsPerAddress: 50, LoginAttemptsPerName: 20,
+			LoginMaxBackoff: 15 * time.Minute, ThrottleEntries: 100_000, HashQueue: 32},
+		Extract: Extract{MaxBytes: 200 << 20, Timeout: 60 * time.Second,
+			Isolate: true, Workers: 0, MemoryLimit: sandbox.DefaultMemoryLimit, Recycle: sandbox.DefaultRecycle,
+			PDFEngine: string(extract.PDFEnginePDFium),
+			OCR:       OCR{Tesseract: "tesseract", Languages: []string{"ces", "eng"}},
+			Limits: Limits{MaxPages: extract.DefaultMaxPages, MaxXObjectDepth: extract.DefaultMaxXObjectDepth,
+				MaxXObjectCalls: extract.DefaultMaxXObjectCalls, MaxGlyphs: extract.DefaultMaxGlyphs,
+				MaxStreamBytes: extract.DefaultMaxStreamBytes, MaxXMLToken: extract.DefaultMaxXMLToken,
+				MaxTextBytes: extract.DefaultMaxTextBytes}},
+		Cluster: Cluster{Nodes: []string{}, CallTimeout: 5 * time.Minute},
+		NearDup: NearDup{Distance: 3, Budget: 64, SampleDocs: 10000},
+		Related: Related{K: 10, Method: "exact", Lambda: 8, Sigma: 0.6, Languages: []string{}},
+		Routing: Routing{Enabled: false, Partitions: 128, M: 4, Candidates: 50},
+	}
+}
+
+// Load reads path (if not empty) over the defaults, then applies the
+// environment, then validates.
+func Load(path string) (Config, error) {
+	cfg := Default()
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return cfg, fmt.Errorf("read config: %w", err)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(b)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil {
+			return cfg, fmt.Errorf("config %s: %w (see configs/plagd.yaml for the format)", path, err)
+		}
+	}
+	if err := cfg.ApplyEnv(os.Getenv); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// Params returns the invindex parameters the index is built with.
+func (c *Config) Params() invindex.Params { return c.Engine.Params() }
+
+// Params returns the invindex parameters of the engine section.
+func (e *Engine) Params() invindex.Params {
+	return invindex.Params{
+		WindowWords:      e.WindowWords,
+		ChunkBits:        e.ChunkBits,
+		StripDiacritics:  e.StripDiacritics,
+		ExtraWindowWords: e.ExtraWindowWords,
+	}
+}
+
+// NodeCount resolves engine.nodes = 0 to the number of CPUs.
+func (c *Config) NodeCount() int {
+	if c.Engine.Nodes > 0 {
+		return c.Engine.Nodes
+	}
+	return runtime.NumCPU()
+}
+
+// AutoMinShared is engine.min_shared for an archive of live documents when the
+// configuration says 0 (auto). Chunks carry fingerprints, so hash collisions
+// almost never make two documents share a chunk; what does grow with the
+// archive is genuine sharing of common phrases ("at the end of the"), which
+// fills top-k lists with one-chunk pairs that are no evidence of copying and
+// makes every run write and patch more rows. One shared chunk counts while the
+// archive is small (where one copied sentence matters most), more as it grows.
+// A run records the value it used; when the archive crosses a threshold the
+// next run is full, so results stay exact.
+func AutoMinShared(liveDocs int) int {
+	switch {
+	case liveDocs < 10_000:
+		return 1
+	case liveDocs < 100_000:
+		return 2
+	case liveDocs < 1_000_000:
+		return 3
+	}
+	return 4
+}
