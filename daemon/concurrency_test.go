@@ -12,7 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -23,11 +25,11 @@ import (
 // live document must be indexed with its final text and the similarities must
 // equal the reference.
 func TestEngine_NoLostChangesUnderConcurrentWriters(t *testing.T) {
-	seed := testSeed(t)
+	seed := enginetest.Seed(t)
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := testConfig(t, url, 2)
-	e := NewEngine(cfg, pool, testLogger(t))
+	cfg := enginetest.Config(t, url, 2)
+	e := engine.NewEngine(cfg, pool, enginetest.Logger(t))
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var writes atomic.Int64
@@ -35,14 +37,14 @@ func TestEngine_NoLostChangesUnderConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := newCorpus(seed + uint64(w))
+			c := enginetest.NewCorpus(seed + uint64(w))
 			rng := rand.New(rand.NewPCG(seed, uint64(w)))
 			for i := 0; ctx.Err() == nil; i++ {
 				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 					ext := "w" + strconv.Itoa(w) + "-" + strconv.Itoa(rng.IntN(30))
 					if _, err := tx.Exec(ctx, `
 						insert into documents (external_id, text) values ($1, $2)
-						on conflict (external_id) do update set text = excluded.text, deleted_at = null`, ext, c.text()); err != nil {
+						on conflict (external_id) do update set text = excluded.text, deleted_at = null`, ext, c.Text()); err != nil {
 						return err
 					}
 					if rng.IntN(6) == 0 {
@@ -70,7 +72,7 @@ func TestEngine_NoLostChangesUnderConcurrentWriters(t *testing.T) {
 	}
 	stop()
 	wg.Wait()
-	mustRun(t, e, false)
+	enginetest.MustRun(t, e.Run, false)
 	t.Logf("%d runs during %d write transactions", runs, writes.Load())
 	if runs < 3 {
 		t.Fatalf("only %d runs happened while writers wrote; the test proves nothing", runs)
@@ -102,7 +104,7 @@ func TestEngine_NoLostChangesUnderConcurrentWriters(t *testing.T) {
 		}
 	}
 	rows.Close()
-	checkAgainstReference(t, pool, cfg, "after concurrent writers")
+	enginetest.CheckSimilarities(t, pool, cfg, "after concurrent writers")
 }
 
 // TestEngine_SecondMasterRefused: two masters on one database never both run.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/engine"
 	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 )
@@ -28,7 +29,7 @@ type Daemon struct {
 	cfg     config.Config
 	pool    *pgxpool.Pool
 	log     zerolog.Logger
-	engine  *Engine
+	engine  *engine.Engine
 	metrics *Metrics
 	health  *Health
 	cron    *cron.Cron
@@ -39,7 +40,7 @@ type Daemon struct {
 
 	mu      sync.Mutex
 	running bool
-	last    *RunReport
+	last    *engine.RunReport
 	lastErr error
 	ready   bool
 }
@@ -47,8 +48,8 @@ type Daemon struct {
 // NewDaemon prepares a daemon; Serve runs it.
 func NewDaemon(cfg config.Config, pool *pgxpool.Pool, log zerolog.Logger) *Daemon {
 	m := NewMetrics()
-	e := NewEngine(cfg, pool, log)
-	e.Metrics = m
+	e := engine.NewEngine(cfg, pool, log)
+	e.Observer = m
 	m.WatchExtract(e.Extractor())
 	e.SaveInBackground = true
 	return &Daemon{cfg: cfg, pool: pool, log: log, engine: e, metrics: m, health: NewHealth(), trigger: make(chan string, 1)}
@@ -129,9 +130,9 @@ func (d *Daemon) Serve(ctx context.Context) error {
 
 // master runs what is requested while lock is held, until ctx ends or the
 // lock is lost. A run in progress when the lock is lost is cancelled, and
-// its commit would be refused anyway (Engine.SetMasterLock).
+// its commit would be refused anyway (engine.Engine.SetFence).
 func (d *Daemon) master(ctx context.Context, lock *MasterLock) {
-	d.engine.SetMasterLock(lock)
+	d.engine.SetFence(lock)
 	d.health.setLock("")
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -252,7 +253,7 @@ func (d *Daemon) watchChanges(ctx context.Context) {
 			debounce = wait()
 		case <-poll.C:
 			d.refreshGauges(ctx)
-			if n, err := pendingChanges(ctx, d.pool); err == nil && n > 0 && debounce == nil {
+			if n, err := engine.PendingChanges(ctx, d.pool); err == nil && n > 0 && debounce == nil {
 				debounce = wait()
 			}
 		case <-debounce:
@@ -305,7 +306,7 @@ func (d *Daemon) listen(ctx context.Context, notified chan<- struct{}) {
 
 // refreshGauges updates gauges read from the database.
 func (d *Daemon) refreshGauges(ctx context.Context) {
-	if n, err := pendingChanges(ctx, d.pool); err == nil {
+	if n, err := engine.PendingChanges(ctx, d.pool); err == nil {
 		d.metrics.pending.Set(float64(n))
 	}
 	rows, err := d.pool.Query(ctx, `

@@ -6,8 +6,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/internal/wordscore"
+	"github.com/plagd/plagd/store"
 )
 
 // TestEngine_ExtractionFixtures ingests every extraction fixture (PDF, DOCX,
@@ -23,11 +26,11 @@ func TestEngine_ExtractionFixtures(t *testing.T) {
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
 	ctx := context.Background()
-	if _, err := Ingest(ctx, pool, IngestOptions{Roots: []string{root}}, testLogger(t)); err != nil {
+	if _, err := Ingest(ctx, pool, IngestOptions{Roots: []string{root}}, enginetest.Logger(t)); err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(t, url, 2)
-	rep := mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	cfg := enginetest.Config(t, url, 2)
+	rep := enginetest.MustRun(t, engine.NewEngine(cfg, pool, enginetest.Logger(t)).Run, false)
 	t.Logf("run: %d indexed, %d failed", rep.Indexed, rep.Failed)
 	rows := 0
 	for _, fx := range fixtures {
@@ -44,12 +47,12 @@ func TestEngine_ExtractionFixtures(t *testing.T) {
 		rows++
 		if expect[0] == "ok" {
 			if status != "indexed" {
-				t.Errorf("%s: %s (%s), want indexed", file, status, deref(reason))
+				t.Errorf("%s: %s (%s), want indexed", file, status, store.Deref(reason))
 			}
 			continue
 		}
-		if status != "failed" || !slices.Contains(expect, deref(kind)) {
-			t.Errorf("%s: %s with kind %q (%s), want failed with %v", file, status, deref(kind), deref(reason), expect)
+		if status != "failed" || !slices.Contains(expect, store.Deref(kind)) {
+			t.Errorf("%s: %s with kind %q (%s), want failed with %v", file, status, store.Deref(kind), store.Deref(reason), expect)
 		}
 	}
 	if rows < 30 {

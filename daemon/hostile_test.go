@@ -12,8 +12,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/hostile"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // hostilePDF is a PDF whose library error quotes raw bytes of the file.
@@ -54,46 +57,46 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := testConfig(t, url, 2)
-	c := newCorpus(testSeed(t))
-	base := c.text()
+	cfg := enginetest.Config(t, url, 2)
+	c := enginetest.NewCorpus(enginetest.Seed(t))
+	base := c.Text()
 	for i := range 3 {
 		pgtest.Exec(t, pool, `insert into documents (external_id, title, text) values ($1, $1, $2)`,
-			fmt.Sprintf("good-%d", i), base+" "+c.text())
+			fmt.Sprintf("good-%d", i), base+" "+c.Text())
 	}
 
 	// 1. The API's store function: every field hostile.
 	h := hostileLine()
-	apiID, err := CreateDocument(ctx, pool, DocumentInput{
+	apiID, err := store.CreateDocument(ctx, pool, store.DocumentInput{
 		ExternalID: "ext" + h, Title: h, Author: h, Kind: h,
 		Filename: h + ".pdf", ContentType: "application/pdf", Content: hostilePDF(),
 	})
 	if err != nil {
-		t.Fatalf("CreateDocument with hostile fields: %v", err)
+		t.Fatalf("store.CreateDocument with hostile fields: %v", err)
 	}
-	textID, err := CreateDocument(ctx, pool, DocumentInput{Title: "text", Text: base + "\x00 \xff\xfe " + c.text()})
+	textID, err := store.CreateDocument(ctx, pool, store.DocumentInput{Title: "text", Text: base + "\x00 \xff\xfe " + c.Text()})
 	if err != nil {
-		t.Fatalf("CreateDocument with a text holding NUL and invalid UTF-8: %v", err)
+		t.Fatalf("store.CreateDocument with a text holding NUL and invalid UTF-8: %v", err)
 	}
 	title := h
-	if err := UpdateDocument(ctx, pool, textID, DocumentPatch{Title: &title, Author: &title}); err != nil {
-		t.Fatalf("UpdateDocument with hostile fields: %v", err)
+	if err := store.UpdateDocument(ctx, pool, textID, store.DocumentPatch{Title: &title, Author: &title}); err != nil {
+		t.Fatalf("store.UpdateDocument with hostile fields: %v", err)
 	}
 
 	// 2. Ingest: a hostile file, a hostile name, a path too long for an id.
 	dir := t.TempDir()
 	putFile(t, filepath.Join(dir, "bad-hex.pdf"), string(hostilePDF()))
-	putFile(t, filepath.Join(dir, "ok.txt"), base+" "+c.text())
-	putFile(t, filepath.Join(dir, "evil\u202egnp\x1b[2J\x01.txt"), c.text())
-	putFile(t, filepath.Join(dir, "bad\xff\xfe.txt"), c.text())
+	putFile(t, filepath.Join(dir, "ok.txt"), base+" "+c.Text())
+	putFile(t, filepath.Join(dir, "evil\u202egnp\x1b[2J\x01.txt"), c.Text())
+	putFile(t, filepath.Join(dir, "bad\xff\xfe.txt"), c.Text())
 	deep := dir
-	for len(deep)-len(dir) < maxExternalIDBytes+100 {
+	for len(deep)-len(dir) < store.MaxExternalIDBytes+100 {
 		deep = filepath.Join(deep, strings.Repeat("d", 200))
 	}
 	if err := os.MkdirAll(deep, 0o755); err == nil {
-		putFile(t, filepath.Join(deep, "deep.txt"), c.text())
+		putFile(t, filepath.Join(deep, "deep.txt"), c.Text())
 	}
-	sum, err := Ingest(ctx, pool, IngestOptions{Roots: []string{dir}}, testLogger(t))
+	sum, err := Ingest(ctx, pool, IngestOptions{Roots: []string{dir}}, enginetest.Logger(t))
 	if err != nil {
 		t.Fatalf("ingest: %v", err)
 	}
@@ -101,8 +104,8 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 		t.Errorf("ingest: %+v, want 2 added (bad-hex.pdf, ok.txt) and the hostile names failed", sum)
 	}
 	for _, f := range append(sum.Failures, sum.Unreadable...) {
-		clean(t, "ingest summary path", f.Path, maxPathShownBytes)
-		clean(t, "ingest summary reason", f.Reason, maxReasonBytes)
+		clean(t, "ingest summary path", f.Path, store.MaxPathShownBytes)
+		clean(t, "ingest summary reason", f.Reason, store.MaxReasonBytes)
 	}
 
 	// 3. Straight into the table, past every API check.
@@ -119,9 +122,9 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	}
 	pgtest.Exec(t, pool, `insert into documents (external_id, filename, content) values
 		('raw-bytes', $1, $2), ('nul-bytes', 'nul.txt', $3)`,
-		ctrl+".txt", []byte(base+" \xff\xfe\xa0 "+c.text()), []byte("\x00\x00\x00"+base+"\x00"))
+		ctrl+".txt", []byte(base+" \xff\xfe\xa0 "+c.Text()), []byte("\x00\x00\x00"+base+"\x00"))
 
-	rep := mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	rep := enginetest.MustRun(t, engine.NewEngine(cfg, pool, enginetest.Logger(t)).Run, false)
 	if rep.Indexed < 4 {
 		t.Errorf("run 1 indexed %d documents, want the good ones at least", rep.Indexed)
 	}
@@ -135,16 +138,16 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 		t.Errorf("status lists %d failed documents, want the hostile PDFs", len(st.Failed))
 	}
 	for _, f := range st.Failed {
-		clean(t, "status external id", f.ExternalID, maxPathShownBytes)
-		clean(t, "status file name", f.Filename, maxPathShownBytes)
-		clean(t, "status reason", f.Error, maxReasonBytes)
+		clean(t, "status external id", f.ExternalID, store.MaxPathShownBytes)
+		clean(t, "status file name", f.Filename, store.MaxPathShownBytes)
+		clean(t, "status reason", f.Error, store.MaxReasonBytes)
 	}
 
 	// The next run must commit too (the bug made every later run fail).
-	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('after', $1)`, base+" "+c.text())
-	mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('after', $1)`, base+" "+c.Text())
+	enginetest.MustRun(t, engine.NewEngine(cfg, pool, enginetest.Logger(t)).Run, false)
 	checkStatuses(t, pool, apiID, sqlID)
-	checkAgainstReference(t, pool, cfg, "after hostile documents")
+	enginetest.CheckSimilarities(t, pool, cfg, "after hostile documents")
 }
 
 // checkStatuses: every good document is indexed, the hostile PDFs failed
@@ -173,8 +176,8 @@ func checkStatuses(t *testing.T, pool *pgxpool.Pool, failed ...int64) {
 				t.Errorf("hostile PDF %d: status %q, reason %q, want failed with a reason", id, status, reason)
 			}
 		}
-		clean(t, fmt.Sprintf("document %d error", id), reason, maxReasonBytes)
-		clean(t, fmt.Sprintf("document %d error kind", id), kind, maxKindBytes)
+		clean(t, fmt.Sprintf("document %d error", id), reason, store.MaxReasonBytes)
+		clean(t, fmt.Sprintf("document %d error kind", id), kind, store.MaxKindBytes)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
@@ -199,11 +202,11 @@ func checkStoredFields(t *testing.T, pool *pgxpool.Pool, apiID int64) {
 		if err := rows.Scan(&id, &ext, &title, &author, &kind, &fn); err != nil {
 			t.Fatal(err)
 		}
-		clean(t, fmt.Sprintf("document %d external id", id), ext, maxExternalIDBytes)
-		clean(t, fmt.Sprintf("document %d title", id), title, maxTitleBytes)
-		clean(t, fmt.Sprintf("document %d author", id), author, maxTitleBytes)
-		clean(t, fmt.Sprintf("document %d kind", id), kind, maxKindBytes)
-		clean(t, fmt.Sprintf("document %d file name", id), fn, MaxFileNameBytes)
+		clean(t, fmt.Sprintf("document %d external id", id), ext, store.MaxExternalIDBytes)
+		clean(t, fmt.Sprintf("document %d title", id), title, store.MaxTitleBytes)
+		clean(t, fmt.Sprintf("document %d author", id), author, store.MaxTitleBytes)
+		clean(t, fmt.Sprintf("document %d kind", id), kind, store.MaxKindBytes)
+		clean(t, fmt.Sprintf("document %d file name", id), fn, store.MaxFileNameBytes)
 		if id == apiID && !strings.HasSuffix(fn, ".pdf") {
 			t.Errorf("document %d file name %s lost its extension (plagd detects the format by it)", id, safeQuote(fn))
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/plagd/plagd/engine"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -40,7 +41,7 @@ func (d *Daemon) SetUI(h http.Handler) { d.ui = h }
 
 // Engine is the daemon's engine, shared with the web interface so that a
 // "check this file" query uses the index the runs keep loaded.
-func (d *Daemon) Engine() *Engine { return d.engine }
+func (d *Daemon) Engine() *engine.Engine { return d.engine }
 
 // Running tells whether a run is in progress.
 func (d *Daemon) Running() bool {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestDaemon_OwnEndpoints(t *testing.T) {
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	d := NewDaemon(testConfig(t, url, 1), pool, testLogger(t))
+	d := NewDaemon(enginetest.Config(t, url, 1), pool, enginetest.Logger(t))
 	get := func(h http.Handler, path string, status int, want string) {
 		t.Helper()
 		srv := httptest.NewServer(h)

@@ -16,9 +16,11 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/internal/safetext"
+	"github.com/plagd/plagd/store"
 )
 
 // IngestOptions says what `plagd ingest` loads into the documents table.
@@ -50,15 +52,15 @@ type IngestOptions struct {
 	// NearDups, when set with Check, compares each stored file's text with
 	// the archive and the files stored before it at once (before any run)
 	// and lists near-duplicates in the summary.
-	NearDups *NearDups
+	NearDups *engine.NearDups
 }
 
 // IngestNearDup is a stored file whose text is within neardup.distance bits
 // of documents already stored.
 type IngestNearDup struct {
-	Path       string          `json:"path"`
-	ID         int64           `json:"id"`
-	Candidates []NearDuplicate `json:"candidates"`
+	Path       string                 `json:"path"`
+	ID         int64                  `json:"id"`
+	Candidates []engine.NearDuplicate `json:"candidates"`
 }
 
 // IngestFailure is a file that was not stored, with the reason in words.
@@ -83,7 +85,7 @@ type IngestSummary struct {
 	// the next run will mark them failed with this reason.
 	Unreadable []IngestFailure `json:"unreadable,omitempty"`
 	// NearDuplicates are added or changed files that nearly equal stored
-	// documents (with Check and NearDups).
+	// documents (with Check and engine.NearDups).
 	NearDuplicates []IngestNearDup `json:"near_duplicates,omitempty"`
 }
 
@@ -95,7 +97,7 @@ func (s IngestSummary) Stored() int { return s.Added + s.Updated + s.Unchanged }
 // before they reach the summary (printed, logged, sent as JSON).
 func (s *IngestSummary) fail(path, reason string) {
 	s.Failed++
-	s.Failures = append(s.Failures, IngestFailure{Path: pathShown(path), Reason: reasonField(reason)})
+	s.Failures = append(s.Failures, IngestFailure{Path: store.PathShown(path), Reason: store.ReasonField(reason)})
 }
 
 // Batches are one transaction each: big enough that the round trips don't
@@ -186,21 +188,21 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 		queued []ingestFile
 		kind   *string
 	)
-	if k := safetext.Line(opt.Kind, maxKindBytes); k != "" {
+	if k := safetext.Line(opt.Kind, store.MaxKindBytes); k != "" {
 		kind = &k
 	}
 	var contents [][]byte
 	for _, f := range files {
 		content, err := readLimited(f, opt.MaxBytes)
 		if err != nil {
-			log.Warn().Str("path", pathShown(f.path)).Str("error", reasonField(err.Error())).Msg("ingest: file not stored")
+			log.Warn().Str("path", store.PathShown(f.path)).Str("error", store.ReasonField(err.Error())).Msg("ingest: file not stored")
 			sum.fail(f.path, err.Error())
 			continue
 		}
 		name := filepath.Base(f.path)
-		title := safetext.Line(strings.TrimSuffix(name, filepath.Ext(name)), maxTitleBytes)
+		title := safetext.Line(strings.TrimSuffix(name, filepath.Ext(name)), store.MaxTitleBytes)
 		batch.Queue(upsertDocument, f.externalID, title, kind,
-			fileNameField(name), nullIfEmpty(extract.ContentType(name)), content)
+			store.FileNameField(name), store.NullIfEmpty(extract.ContentType(name)), content)
 		queued = append(queued, f)
 		contents = append(contents, content)
 	}
@@ -229,7 +231,7 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 			unchanged++
 		case err != nil:
 			results.Close()
-			return fmt.Errorf("ingest: store %s: %w", pathShown(f.path), err)
+			return fmt.Errorf("ingest: store %s: %w", store.PathShown(f.path), err)
 		case inserted:
 			added++
 		default:
@@ -265,7 +267,7 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 // checkNearDups compares the texts of the files a batch added or changed
 // with the archive, in file order, recording each hash before the next file
 // is checked: two copies in one import are reported at the second.
-func checkNearDups(ctx context.Context, nd *NearDups, files []ingestFile, ids []int64, texts []*string,
+func checkNearDups(ctx context.Context, nd *engine.NearDups, files []ingestFile, ids []int64, texts []*string,
 	sum *IngestSummary, log zerolog.Logger) error {
 	for i, f := range files {
 		if ids[i] == 0 || texts[i] == nil {
@@ -278,12 +280,12 @@ func checkNearDups(ctx context.Context, nd *NearDups, files []ingestFile, ids []
 			}
 			// The file is stored; only the early warning is lost (the
 			// report page and `plagd dups` still find it after the run).
-			log.Warn().Err(err).Str("path", pathShown(f.path)).Msg("ingest: near-duplicate check failed")
+			log.Warn().Err(err).Str("path", store.PathShown(f.path)).Msg("ingest: near-duplicate check failed")
 			continue
 		}
 		if len(dups) > 0 {
-			sum.NearDuplicates = append(sum.NearDuplicates, IngestNearDup{Path: pathShown(f.path), ID: ids[i], Candidates: dups})
-			log.Info().Str("path", pathShown(f.path)).Int64("id", ids[i]).Int64("near", dups[0].ID).
+			sum.NearDuplicates = append(sum.NearDuplicates, IngestNearDup{Path: store.PathShown(f.path), ID: ids[i], Candidates: dups})
+			log.Info().Str("path", store.PathShown(f.path)).Int64("id", ids[i]).Int64("near", dups[0].ID).
 				Int("distance", dups[0].Distance).Int("candidates", len(dups)).Msg("ingest: near-duplicate")
 		}
 	}
@@ -329,7 +331,7 @@ func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt 
 	var bad []IngestFailure
 	for i, r := range reasons {
 		if r != "" {
-			bad = append(bad, IngestFailure{Path: pathShown(files[i].path), Reason: reasonField(r)})
+			bad = append(bad, IngestFailure{Path: store.PathShown(files[i].path), Reason: store.ReasonField(r)})
 		}
 	}
 	return formats, texts, bad, nil
@@ -369,13 +371,6 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func nullIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // collectFiles lists the files to ingest, in a stable order (roots as given,
@@ -460,7 +455,7 @@ func (c *collector) walk(dir, idPrefix string) {
 		return
 	}
 	if c.visited[real] {
-		c.log.Debug().Str("path", pathShown(dir)).Str("target", pathShown(real)).Msg("ingest: folder already walked (symbolic link), skipped")
+		c.log.Debug().Str("path", store.PathShown(dir)).Str("target", store.PathShown(real)).Msg("ingest: folder already walked (symbolic link), skipped")
 		return
 	}
 	c.visited[real] = true
@@ -494,7 +489,7 @@ func (c *collector) walk(dir, idPrefix string) {
 			}
 			c.add(path, id, info.Size())
 		default:
-			c.log.Debug().Str("path", pathShown(path)).Msg("ingest: not a regular file, skipped")
+			c.log.Debug().Str("path", store.PathShown(path)).Msg("ingest: not a regular file, skipped")
 		}
 	}
 }
@@ -507,7 +502,7 @@ func (c *collector) add(path, externalID string, size int64) {
 		}
 		c.paths[abs] = true
 	}
-	if problem := externalIDProblem(externalID); problem != "" {
+	if problem := store.ExternalIDProblem(externalID); problem != "" {
 		c.sum.fail(path, problem)
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/migrations"
 )
 
@@ -256,7 +257,15 @@ func watch(conn *pgx.Conn) *MasterLock {
 
 // ErrLockLost is why a run stops, or refuses to commit, once the master
 // lock's session has died: another master may hold the lock by now.
-var ErrLockLost = errors.New("lost the master lock (its database session died); the run is abandoned so that no two masters commit")
+// It matches engine.ErrAbandoned, so the run is recorded as aborted.
+var ErrLockLost error = lockLost{}
+
+type lockLost struct{}
+
+func (lockLost) Error() string {
+	return "lost the master lock (its database session died); the run is abandoned so that no two masters commit"
+}
+func (lockLost) Is(target error) bool { return target == engine.ErrAbandoned }
 
 // Held checks, inside tx, that the lock session still holds the master
 // lock. A run calls it in its commit transaction, so that a master whose

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/plagd/plagd/engine"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -63,7 +64,7 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-func (m *Metrics) observeRun(rep RunReport) {
+func (m *Metrics) ObserveRun(rep engine.RunReport) {
 	m.runs.WithLabelValues(rep.Kind, "committed").Inc()
 	m.runDuration.WithLabelValues(rep.Kind).Observe(rep.Duration.Seconds())
 	for name, d := range rep.Phases {
@@ -83,7 +84,7 @@ func (m *Metrics) observeFailure(kind string) {
 	m.runs.WithLabelValues(kind, "failed").Inc()
 }
 
-func (m *Metrics) observeNodeBytes(to, from int64) {
+func (m *Metrics) ObserveNodeBytes(to, from int64) {
 	m.nodeBytes.WithLabelValues("to_nodes").Add(float64(to))
 	m.nodeBytes.WithLabelValues("from_nodes").Add(float64(from))
 }

@@ -15,7 +15,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // shortOutageTiming makes the lock watcher, the health monitor and the
@@ -34,26 +37,26 @@ func shortOutageTiming(t *testing.T) {
 // watcher has not noticed yet: another master may hold the lock by then.
 func TestEngine_NoCommitWithoutTheLock(t *testing.T) {
 	pool, cfg, c, e := committedArchive(t, 8, 2)
-	before := storedSimilarities(t, pool)
-	gen, _ := lastCommittedRun(context.Background(), pool)
-	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('late', $1)`, c.text())
+	before := enginetest.Stored(t, pool)
+	gen, _ := store.LastCommittedRun(context.Background(), pool)
+	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('late', $1)`, c.Text())
 
 	lock, err := AcquireMaster(context.Background(), pool, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	e.SetMasterLock(lock)
+	e.SetFence(lock)
 	// The session dies (as in a server restart or a network cut); the
 	// watcher pings only every few seconds.
 	pgtest.Exec(t, pool, `select pg_terminate_backend($1)`, int64(lock.pid))
 	if _, err := e.Run(context.Background(), false); !errors.Is(err, ErrLockLost) {
 		t.Fatalf("run after the lock session died: %v, want ErrLockLost", err)
 	}
-	if after, _ := lastCommittedRun(context.Background(), pool); after != gen {
+	if after, _ := store.LastCommittedRun(context.Background(), pool); after != gen {
 		t.Fatalf("run %d committed without the master lock", after)
 	}
-	if d := diffRows(storedSimilarities(t, pool), before); d != "" {
+	if d := enginetest.DiffRows(enginetest.Stored(t, pool), before); d != "" {
 		t.Fatalf("similarities changed by a run without the lock:\n%s", d)
 	}
 	lock2, err := AcquireMaster(context.Background(), pool, false)
@@ -61,9 +64,9 @@ func TestEngine_NoCommitWithoutTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock2.Release()
-	e.SetMasterLock(lock2)
-	mustRun(t, e, false)
-	checkAgainstReference(t, pool, cfg, "after the lock was retaken")
+	e.SetFence(lock2)
+	enginetest.MustRun(t, e.Run, false)
+	enginetest.CheckSimilarities(t, pool, cfg, "after the lock was retaken")
 }
 
 // TestDaemon_SurvivesDatabaseOutage stops PostgreSQL (immediate shutdown,
@@ -78,20 +81,20 @@ func TestDaemon_SurvivesDatabaseOutage(t *testing.T) {
 		t.Skip("stops and starts PostgreSQL; skipped in -short")
 	}
 	shortOutageTiming(t)
-	seed := testSeed(t)
+	seed := enginetest.Seed(t)
 	pc := pgtest.NewCluster(t)
 	pool := pgtest.Pool(t, pc.URL)
-	cfg := testConfig(t, pc.URL, 2)
+	cfg := enginetest.Config(t, pc.URL, 2)
 	cfg.HTTP.Listen = freeAddr(t)
 	cfg.Schedule.Cron = ""
 	cfg.Schedule.Debounce = 100 * time.Millisecond
 	cfg.Schedule.Poll = time.Second
-	c := newCorpus(seed)
+	c := enginetest.NewCorpus(seed)
 	for i := range 40 {
-		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("seed-", i), c.text())
+		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("seed-", i), c.Text())
 	}
 
-	d := NewDaemon(cfg, pool, testLogger(t))
+	d := NewDaemon(cfg, pool, enginetest.Logger(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Serve(ctx) }()
@@ -128,14 +131,14 @@ func TestDaemon_SurvivesDatabaseOutage(t *testing.T) {
 		t.Fatalf("timed out after %s waiting for %s", limit, what)
 	}
 	committed := func() int64 {
-		g, _ := lastCommittedRun(context.Background(), pool)
+		g, _ := store.LastCommittedRun(context.Background(), pool)
 		return g
 	}
 	ready := func() bool { code, _ := get("/readyz"); return code == http.StatusOK }
 	waitFor("the first run", 60*time.Second, func() bool { return committed() > 0 && ready() })
 
 	// Uploads go on through both outages; only acknowledged ones count.
-	up := &uploader{pool: pool, c: newCorpus(seed + 1)}
+	up := &uploader{pool: pool, c: enginetest.NewCorpus(seed + 1)}
 	stopUploads := up.start()
 
 	var downAt time.Time // when the last outage had taken the server down
@@ -168,7 +171,7 @@ func TestDaemon_SurvivesDatabaseOutage(t *testing.T) {
 	var cutRun int64
 	outage("during a run", func() {
 		for i := range 150 {
-			pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("bulk-", i), c.text())
+			pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("bulk-", i), c.Text())
 		}
 		waitFor("a run in progress", 30*time.Second, func() bool {
 			pool.QueryRow(context.Background(), `select coalesce(max(id), 0) from runs where status = 'running'`).Scan(&cutRun)
@@ -218,7 +221,7 @@ func TestDaemon_SurvivesDatabaseOutage(t *testing.T) {
 	if running != 0 {
 		t.Fatalf("%d runs still marked running", running)
 	}
-	checkAgainstReference(t, pool, cfg, "after the outages")
+	enginetest.CheckSimilarities(t, pool, cfg, "after the outages")
 	t.Logf("%d uploads acknowledged, %d refused during the outages; run %d was cut", len(acked), up.refused, cutRun)
 }
 
@@ -226,7 +229,7 @@ func TestDaemon_SurvivesDatabaseOutage(t *testing.T) {
 // the external ids of those whose insert was acknowledged.
 type uploader struct {
 	pool    *pgxpool.Pool
-	c       *corpus
+	c       *enginetest.Corpus
 	mu      sync.Mutex
 	acked   []string
 	refused int
@@ -240,7 +243,7 @@ func (u *uploader) start() (stop func() []string) {
 		for i := 0; ctx.Err() == nil; i++ {
 			ext := fmt.Sprint("upload-", i)
 			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
-			_, err := CreateDocument(cctx, u.pool, DocumentInput{ExternalID: ext, Text: u.c.text()})
+			_, err := store.CreateDocument(cctx, u.pool, store.DocumentInput{ExternalID: ext, Text: u.c.Text()})
 			ccancel()
 			u.mu.Lock()
 			if err == nil {
@@ -271,41 +274,18 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// TestEngine_LostCommitAnswer: when a run's COMMIT returns an error although
-// PostgreSQL committed it (a stop request or a dropped connection at that
-// moment), the run stays committed: failRun never overwrites a committed
-// run, and committedAnyway reads the database's word. Before, such a run
-// was recorded as aborted while its results were current (found by
-// TestEngine_StopsOnSIGTERM with SIGTERM at the end of a run).
-func TestEngine_LostCommitAnswer(t *testing.T) {
-	pool, _, _, _ := committedArchive(t, 4, 1)
-	ctx := context.Background()
-	gen, _ := lastCommittedRun(ctx, pool)
-	lost := errors.New("commit answer lost: " + context.Canceled.Error())
-	if !committedAnyway(ctx, pool, gen, lost, testLogger(t)) {
-		t.Fatalf("committedAnyway(run %d) = false for a committed run", gen)
-	}
-	failRun(ctx, pool, gen, context.Canceled, testLogger(t))
-	if after, _ := lastCommittedRun(ctx, pool); after != gen {
-		t.Fatalf("failRun turned committed run %d into a failed one (last committed now %d)", gen, after)
-	}
-	if committedAnyway(ctx, pool, gen+1000, lost, testLogger(t)) {
-		t.Fatal("committedAnyway = true for a run that does not exist")
-	}
-}
-
 // committedArchive is a new database of docs generated documents after one
 // committed full run of an engine on nodes nodes.
-func committedArchive(t *testing.T, docs, nodes int) (*pgxpool.Pool, config.Config, *corpus, *Engine) {
+func committedArchive(t *testing.T, docs, nodes int) (*pgxpool.Pool, config.Config, *enginetest.Corpus, *engine.Engine) {
 	t.Helper()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := testConfig(t, url, nodes)
-	c := newCorpus(testSeed(t))
+	cfg := enginetest.Config(t, url, nodes)
+	c := enginetest.NewCorpus(enginetest.Seed(t))
 	for i := range docs {
-		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("d", i), c.text())
+		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("d", i), c.Text())
 	}
-	e := NewEngine(cfg, pool, testLogger(t))
-	mustRun(t, e, true)
+	e := engine.NewEngine(cfg, pool, enginetest.Logger(t))
+	enginetest.MustRun(t, e.Run, true)
 	return pool, cfg, c, e
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -23,7 +25,7 @@ type panTruth struct {
 }
 
 // TestEngine_FindsPANSources runs the default configuration over the sample
-// PAN-format corpus (samples/pan-id) and checks detection at document level:
+// PAN-format enginetest.Corpus (samples/pan-id) and checks detection at document level:
 // the source of every unobfuscated case, and of at least 80 % of all cases,
 // is in the suspicious document's similarity list.
 func TestEngine_FindsPANSources(t *testing.T) {
@@ -32,12 +34,12 @@ func TestEngine_FindsPANSources(t *testing.T) {
 	pool := pgtest.Pool(t, url)
 	ctx := context.Background()
 	if _, err := Ingest(ctx, pool, IngestOptions{Roots: []string{
-		filepath.Join(root, "source-documents"), filepath.Join(root, "suspicious-documents")}}, testLogger(t)); err != nil {
+		filepath.Join(root, "source-documents"), filepath.Join(root, "suspicious-documents")}}, enginetest.Logger(t)); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
 	cfg.DatabaseURL, cfg.DataDir = url, t.TempDir()
-	mustRun(t, NewEngine(cfg, pool, testLogger(t)), false)
+	enginetest.MustRun(t, engine.NewEngine(cfg, pool, enginetest.Logger(t)).Run, false)
 
 	truths, _ := filepath.Glob(filepath.Join(root, "suspicious-documents", "*.xml"))
 	type key struct{ susp, src, kind string }
@@ -86,7 +88,7 @@ func TestEngine_FindsPANSources(t *testing.T) {
 	t.Logf("sources found for %d of %d cases (%.0f %%), unobfuscated %d of %d", found, len(cases),
 		100*float64(found)/float64(len(cases)), noneFound, none)
 	if len(cases) < 80 || none == 0 {
-		t.Fatalf("read only %d cases (%d unobfuscated) from %s: corpus incomplete", len(cases), none, root)
+		t.Fatalf("read only %d cases (%d unobfuscated) from %s: enginetest.Corpus incomplete", len(cases), none, root)
 	}
 	if found*100 < len(cases)*80 {
 		t.Fatalf("sources found for %d of %d cases, want at least 80 %%", found, len(cases))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestDaemon_ServeRunsPromptlyAndStopsCleanly(t *testing.T) {
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := testConfig(t, url, 2)
+	cfg := enginetest.Config(t, url, 2)
 	cfg.HTTP.Listen = "127.0.0.1:0"
 	cfg.Schedule.Cron = "0 0 1 1 *" // effectively never: the run must come from the notification
 	cfg.Schedule.Debounce = 200 * time.Millisecond
@@ -27,7 +28,7 @@ func TestDaemon_ServeRunsPromptlyAndStopsCleanly(t *testing.T) {
 	// hold up the database's cleanup, and the test would hang, not fail.
 	t.Cleanup(cancel)
 	done := make(chan error, 1)
-	go func() { done <- NewDaemon(cfg, pool, testLogger(t)).Serve(ctx) }()
+	go func() { done <- NewDaemon(cfg, pool, enginetest.Logger(t)).Serve(ctx) }()
 
 	// Generous: on a loaded CI machine the first run has taken over 15 s.
 	waitFor := func(what string, cond func() bool) {
@@ -49,11 +50,11 @@ func TestDaemon_ServeRunsPromptlyAndStopsCleanly(t *testing.T) {
 		pool.QueryRow(context.Background(), `select exists (select 1 from pg_locks where locktype = 'advisory' and granted)`).Scan(&held)
 		return held
 	})
-	if err := NewDaemon(cfg, pgtest.Pool(t, url), testLogger(t)).Serve(context.Background()); !errors.Is(err, ErrOtherMaster) {
+	if err := NewDaemon(cfg, pgtest.Pool(t, url), enginetest.Logger(t)).Serve(context.Background()); !errors.Is(err, ErrOtherMaster) {
 		t.Fatalf("second daemon: %v, want ErrOtherMaster", err)
 	}
-	c := newCorpus(1)
-	text := c.text() + " " + c.words(60)
+	c := enginetest.NewCorpus(1)
+	text := c.Text() + " " + c.Words(60)
 	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('a', $1), ('b', $2)`, text, "prefix words here "+text)
 	waitFor("a prompt run after the insert", func() bool {
 		var n int
@@ -83,14 +84,14 @@ func TestDaemon_ServeRunsPromptlyAndStopsCleanly(t *testing.T) {
 func TestDaemon_SteadyWritesDoNotPostponeRuns(t *testing.T) {
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := testConfig(t, url, 1)
+	cfg := enginetest.Config(t, url, 1)
 	cfg.HTTP.Listen = "127.0.0.1:0"
 	cfg.Schedule.Cron = "0 0 1 1 *" // effectively never
 	cfg.Schedule.Debounce = 300 * time.Millisecond
 	cfg.Schedule.Poll = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- NewDaemon(cfg, pool, testLogger(t)).Serve(ctx) }()
+	go func() { done <- NewDaemon(cfg, pool, enginetest.Logger(t)).Serve(ctx) }()
 	defer func() { cancel(); <-done }()
 	runs := func() int {
 		var n int
@@ -105,11 +106,11 @@ func TestDaemon_SteadyWritesDoNotPostponeRuns(t *testing.T) {
 	}
 	time.Sleep(2 * cfg.Schedule.Debounce)
 	before := runs()
-	c := newCorpus(testSeed(t))
+	c := enginetest.NewCorpus(enginetest.Seed(t))
 	start := time.Now()
 	// Writes every 100 ms (a third of the debounce interval) for ten intervals.
 	for i := 0; time.Since(start) < 10*cfg.Schedule.Debounce; i++ {
-		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("steady-", i), c.text())
+		pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`, fmt.Sprint("steady-", i), c.Text())
 		if runs() > before {
 			t.Logf("a run started %s after the first of the steady writes", time.Since(start).Round(time.Millisecond))
 			return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/plagd/plagd/store"
 )
 
 // readSnapshot makes a report's several queries agree with each other even
@@ -108,7 +109,7 @@ func LoadStatus(ctx context.Context, pool *pgxpool.Pool, runs int, failed int) (
 	return st, nil
 }
 
-func loadRuns(ctx context.Context, q querier, limit int) ([]RunInfo, error) {
+func loadRuns(ctx context.Context, q store.Querier, limit int) ([]RunInfo, error) {
 	rows, err := q.Query(ctx, `
 		select id, kind, status, started_at, finished_at,
 		       coalesce(extract(epoch from case
@@ -139,7 +140,7 @@ func loadRuns(ctx context.Context, q querier, limit int) ([]RunInfo, error) {
 	return out, nil
 }
 
-func loadFailed(ctx context.Context, q querier, limit int) ([]FailedDoc, error) {
+func loadFailed(ctx context.Context, q store.Querier, limit int) ([]FailedDoc, error) {
 	rows, err := q.Query(ctx, `
 		select d.id, coalesce(d.external_id, ''), coalesce(d.filename, ''), coalesce(s.error, '')
 		from document_status s join documents d on d.id = s.doc_id
@@ -159,7 +160,7 @@ func loadFailed(ctx context.Context, q querier, limit int) ([]FailedDoc, error) 
 		// An integrator's row may hold anything a text column takes (escape
 		// sequences, bidi overrides), and reasons stored before plagd
 		// sanitised them too: the status is printed on terminals and pages.
-		f.ExternalID, f.Filename, f.Error = pathShown(f.ExternalID), pathShown(f.Filename), reasonField(f.Error)
+		f.ExternalID, f.Filename, f.Error = store.PathShown(f.ExternalID), store.PathShown(f.Filename), store.ReasonField(f.Error)
 		out = append(out, f)
 	}
 	if err := rows.Err(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // reportFixture is a small archive in every state a report distinguishes.
@@ -144,11 +145,11 @@ func TestResolveDoc(t *testing.T) {
 		"12345":                f.indexed4, // numeric, but no such id: an external_id
 		"gone.txt":             f.deleted,
 	} {
-		if got, err := ResolveDoc(ctx, pool, ref); err != nil || got != want {
+		if got, err := store.ResolveDoc(ctx, pool, ref); err != nil || got != want {
 			t.Errorf("ResolveDoc(%q) = %d, %v; want %d", ref, got, err, want)
 		}
 	}
-	_, err := ResolveDoc(ctx, pool, "nope.txt")
+	_, err := store.ResolveDoc(ctx, pool, "nope.txt")
 	if err == nil || err.Error() != `no document with id or external_id "nope.txt"` {
 		t.Errorf("unknown reference: %v", err)
 	}
@@ -163,7 +164,7 @@ func TestSimilar(t *testing.T) {
 		($2, $1, 10, 0.25), ($4, $2, 5, 0.05)`,
 		f.indexed, f.indexed3, f.indexed2, f.indexed4)
 
-	rows, err := Similar(ctx, pool, f.indexed)
+	rows, err := store.Similar(ctx, pool, f.indexed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestSimilar(t *testing.T) {
 		t.Errorf("Similar:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	if rows, err := Similar(ctx, pool, f.pending); err != nil || rows == nil || len(rows) != 0 {
+	if rows, err := store.Similar(ctx, pool, f.pending); err != nil || rows == nil || len(rows) != 0 {
 		t.Errorf("document without similarities: %v, %v; want an empty list", rows, err)
 	}
 
@@ -196,16 +197,16 @@ func TestSimilar(t *testing.T) {
 		f.failedPending: "pending",
 		f.deleted:       "deleted",
 	} {
-		info, err := LoadDocInfo(ctx, pool, id)
+		info, err := store.LoadDocInfo(ctx, pool, id)
 		if err != nil || info.Status != want {
 			t.Errorf("LoadDocInfo(%d) = %+v, %v; want status %s", id, info, err, want)
 		}
 	}
-	info, _ := LoadDocInfo(ctx, pool, f.indexed3)
+	info, _ := store.LoadDocInfo(ctx, pool, f.indexed3)
 	if info.ExternalID != "theses/c.txt" || info.Title != "C" || info.Chunks != 100 || info.Words != 100 {
 		t.Errorf("LoadDocInfo = %+v", info)
 	}
-	if _, err := LoadDocInfo(ctx, pool, -1); err == nil {
+	if _, err := store.LoadDocInfo(ctx, pool, -1); err == nil {
 		t.Error("LoadDocInfo of a missing id: no error")
 	}
 }

@@ -16,7 +16,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // stopExitCode is how TestStopChild says the signal stopped its run.
@@ -32,7 +35,7 @@ func TestStopChild(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	cfg := testConfig(t, url, 2)
+	cfg := enginetest.Config(t, url, 2)
 	cfg.DataDir = os.Getenv("PLAGD_STOP_DATA")
 	pool := pgtest.Pool(t, url)
 	stopped := func() {
@@ -47,8 +50,8 @@ func TestStopChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	e := NewEngine(cfg, pool, testLogger(t))
-	e.SetMasterLock(lock)
+	e := engine.NewEngine(cfg, pool, enginetest.Logger(t))
+	e.SetFence(lock)
 	_, err = e.Run(ctx, os.Getenv("PLAGD_STOP_FULL") == "1")
 	if ctx.Err() != nil {
 		lock.Release()
@@ -69,18 +72,18 @@ func TestEngine_StopsOnSIGTERM(t *testing.T) {
 		t.Skip("signals processes; skipped in -short")
 	}
 	const stopBound = 5 * time.Second // the bound the issue asks for; normal stops take well under a second
-	seed := testSeed(t)
+	seed := enginetest.Seed(t)
 	docs := 600
 	if n, err := strconv.Atoi(os.Getenv("PLAGD_STOP_DOCS")); err == nil && n > 0 {
 		docs = n
 	}
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := testConfig(t, url, 2)
-	m := &mutator{t: t, pool: pool, c: newCorpus(seed), rng: rand.New(rand.NewPCG(seed, 13))}
+	cfg := enginetest.Config(t, url, 2)
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 13))}
 	rows := make([][]any, docs)
 	for i := range rows {
-		rows[i] = []any{fmt.Sprint("bulk-", i), m.c.text()}
+		rows[i] = []any{fmt.Sprint("bulk-", i), m.C.Text()}
 	}
 	if _, err := pool.CopyFrom(context.Background(), pgx.Identifier{"documents"}, []string{"external_id", "text"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
@@ -130,18 +133,18 @@ func TestEngine_StopsOnSIGTERM(t *testing.T) {
 	}
 	// Calibrate: how long does a whole child run take?
 	full, _, _ := child(true, 0)
-	checkAgainstReference(t, pool, cfg, "after the first run")
+	enginetest.CheckSimilarities(t, pool, cfg, "after the first run")
 	const rounds = 12
 	var worst time.Duration
 	stops := 0
 	for i := range rounds {
-		for j := m.rng.IntN(4); j >= 0; j-- {
-			m.step()
+		for j := m.Rng.IntN(4); j >= 0; j-- {
+			m.Step()
 		}
-		before := storedSimilarities(t, pool)
-		gen, _ := lastCommittedRun(context.Background(), pool)
-		at := time.Duration(m.rng.Int64N(int64(full*5/4))) + time.Millisecond
-		_, stop, stopped := child(m.rng.IntN(3) == 0, at)
+		before := enginetest.Stored(t, pool)
+		gen, _ := store.LastCommittedRun(context.Background(), pool)
+		at := time.Duration(m.Rng.Int64N(int64(full*5/4))) + time.Millisecond
+		_, stop, stopped := child(m.Rng.IntN(3) == 0, at)
 		if stopped {
 			stops++
 			worst = max(worst, stop)
@@ -150,19 +153,19 @@ func TestEngine_StopsOnSIGTERM(t *testing.T) {
 				t.Errorf("round %d: the run took %s to stop after SIGTERM (bound %s)", i, stop, stopBound)
 			}
 		}
-		after, _ := lastCommittedRun(context.Background(), pool)
+		after, _ := store.LastCommittedRun(context.Background(), pool)
 		if after == gen {
-			if d := diffRows(storedSimilarities(t, pool), before); d != "" {
+			if d := enginetest.DiffRows(enginetest.Stored(t, pool), before); d != "" {
 				t.Fatalf("round %d: no run committed, yet the similarities changed:\n%s", i, d)
 			}
 		} else {
-			checkAgainstReference(t, pool, cfg, "round "+strconv.Itoa(i)+": the committed run")
+			enginetest.CheckSimilarities(t, pool, cfg, "round "+strconv.Itoa(i)+": the committed run")
 		}
 	}
 	t.Logf("%d of %d runs stopped by SIGTERM, slowest stop %s (a whole run takes about %s)", stops, rounds, worst, full)
-	e := NewEngine(cfg, pool, testLogger(t))
-	mustRun(t, e, false)
-	checkAgainstReference(t, pool, cfg, "after the stops")
+	e := engine.NewEngine(cfg, pool, enginetest.Logger(t))
+	enginetest.MustRun(t, e.Run, false)
+	enginetest.CheckSimilarities(t, pool, cfg, "after the stops")
 	var running int
 	pool.QueryRow(context.Background(), `select count(*) from runs where status = 'running'`).Scan(&running)
 	if running != 0 {

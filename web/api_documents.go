@@ -15,7 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/store"
 )
 
 // The documents part of the JSON API (openapi.json describes each route).
@@ -34,7 +35,7 @@ var documentStatuses = []string{"indexed", "pending", "failed", "deleted"}
 
 // documentResponse is the answer of the single-document routes.
 type documentResponse struct {
-	Document daemon.Document `json:"document"`
+	Document store.Document `json:"document"`
 	// Text is the stored text, with ?text=1 only.
 	Text *string `json:"text,omitempty"`
 	// Warning says that the next run will mark the document failed, and
@@ -43,7 +44,7 @@ type documentResponse struct {
 	// NearDuplicates are the documents within neardup.distance bits of the
 	// new content, found at once, before any run: present (possibly empty)
 	// after a create or an update that stored new content, absent otherwise.
-	NearDuplicates *[]daemon.NearDuplicate `json:"near_duplicates,omitempty"`
+	NearDuplicates *[]engine.NearDuplicate `json:"near_duplicates,omitempty"`
 	// NearDuplicatesError says that the near-duplicate check could not be
 	// made; the document is stored all the same.
 	NearDuplicatesError string `json:"near_duplicates_error,omitempty"`
@@ -57,18 +58,18 @@ func (d documentResponse) withNearDups(res nearDupResult) documentResponse {
 }
 
 type documentList struct {
-	Documents  []daemon.Document `json:"documents"`
-	Limit      int               `json:"limit"`
-	Offset     int               `json:"offset"`
-	NextOffset *int              `json:"next_offset"`
+	Documents  []store.Document `json:"documents"`
+	Limit      int              `json:"limit"`
+	Offset     int              `json:"offset"`
+	NextOffset *int             `json:"next_offset"`
 }
 
 type similarList struct {
-	DocumentID int64               `json:"document_id"`
-	Similar    []daemon.SimilarRow `json:"similar"`
-	Limit      int                 `json:"limit"`
-	Offset     int                 `json:"offset"`
-	NextOffset *int                `json:"next_offset"`
+	DocumentID int64              `json:"document_id"`
+	Similar    []store.SimilarRow `json:"similar"`
+	Limit      int                `json:"limit"`
+	Offset     int                `json:"offset"`
+	NextOffset *int               `json:"next_offset"`
 }
 
 func (s *Server) apiListDocuments(w http.ResponseWriter, r *http.Request) {
@@ -84,7 +85,7 @@ func (s *Server) apiListDocuments(w http.ResponseWriter, r *http.Request) {
 			q.Get("status"), strings.Join(documentStatuses, ", ")))
 		return
 	}
-	docs, more, err := daemon.ListDocuments(r.Context(), s.pool, daemon.DocumentQuery{
+	docs, more, err := store.ListDocuments(r.Context(), s.pool, store.DocumentQuery{
 		Search: strings.TrimSpace(q.Get("q")), Status: status, Limit: limit, Offset: offset})
 	if err != nil {
 		s.apiDocFail(w, r, err)
@@ -102,7 +103,7 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 	text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
 	var id int64
 	err = s.audited(r, func(tx pgx.Tx) (err error) {
-		id, err = daemon.CreateDocument(r.Context(), tx, in)
+		id, err = store.CreateDocument(r.Context(), tx, in)
 		return err
 	})
 	if err != nil {
@@ -113,7 +114,7 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 	if warning == "" {
 		near = s.recordNearDups(r.Context(), id, text)
 	}
-	d, err := daemon.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.pool, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -127,8 +128,8 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 // documentInput reads a new document from a multipart form (a file in the
 // field "file", or plain text in "text", and the metadata fields) or from
 // a JSON object.
-func (s *Server) documentInput(r *http.Request) (daemon.DocumentInput, error) {
-	var in daemon.DocumentInput
+func (s *Server) documentInput(r *http.Request) (store.DocumentInput, error) {
+	var in store.DocumentInput
 	mt, err := requestType(r)
 	if err != nil {
 		return in, err
@@ -172,7 +173,7 @@ func (s *Server) documentInput(r *http.Request) (daemon.DocumentInput, error) {
 		return in, problemf(errBadRequest, "year %d is not a year: give a number such as 2024, or leave it out", body.Year)
 	}
 	text, err := plainText(body.Text)
-	return daemon.DocumentInput{
+	return store.DocumentInput{
 		ExternalID: strings.TrimSpace(body.ExternalID), Title: strings.TrimSpace(body.Title),
 		Author: strings.TrimSpace(body.Author), Kind: strings.TrimSpace(body.Kind), Year: body.Year,
 		Text: text, Restricted: body.Restricted,
@@ -190,7 +191,7 @@ func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	d, err := daemon.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.pool, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -218,7 +219,7 @@ func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {
 }
 
 // noTextMessage says why a document has no stored text yet.
-func noTextMessage(d daemon.Document) string {
+func noTextMessage(d store.Document) string {
 	switch d.Status {
 	case "failed":
 		return fmt.Sprintf("document %d has no text: the last run could not extract it (%s); upload a readable file (PUT /api/v1/documents/%d)", d.ID, d.Error, d.ID)
@@ -251,11 +252,11 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
 			return err
 		}
-		if err := daemon.UpdateDocument(r.Context(), tx, id, p); err != nil {
+		if err := store.UpdateDocument(r.Context(), tx, id, p); err != nil {
 			return err
 		}
 		if deleted != nil && *deleted {
-			return daemon.DeleteDocument(r.Context(), tx, id)
+			return store.DeleteDocument(r.Context(), tx, id)
 		}
 		return nil
 	})
@@ -267,7 +268,7 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 	if newContent && warning == "" && (deleted == nil || !*deleted) {
 		near = s.recordNearDups(r.Context(), id, text)
 	}
-	d, err := daemon.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.pool, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -287,7 +288,7 @@ var patchFields = []string{"external_id", "title", "author", "kind", "year", "re
 // documentPatch reads an update: a multipart form (a new file in "file"
 // and/or fields) or a JSON object. A field that is absent stays as it is;
 // an empty one clears it. deleted is nil when absent.
-func (s *Server) documentPatch(r *http.Request) (p daemon.DocumentPatch, deleted *bool, err error) {
+func (s *Server) documentPatch(r *http.Request) (p store.DocumentPatch, deleted *bool, err error) {
 	mt, err := requestType(r)
 	if err != nil {
 		return p, nil, err
@@ -364,7 +365,7 @@ func (s *Server) documentPatch(r *http.Request) (p daemon.DocumentPatch, deleted
 }
 
 // formPatch is documentPatch for a multipart form.
-func (s *Server) formPatch(r *http.Request) (p daemon.DocumentPatch, deleted *bool, err error) {
+func (s *Server) formPatch(r *http.Request) (p store.DocumentPatch, deleted *bool, err error) {
 	f := r.PostForm
 	present := func(field string) bool { _, ok := f[field]; return ok }
 	for field, dst := range map[string]**string{"external_id": &p.ExternalID, "title": &p.Title, "author": &p.Author, "kind": &p.Kind} {
@@ -430,11 +431,11 @@ func (s *Server) apiDeleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, noDocument(r.PathValue("id")))
 		return
 	}
-	if err := s.audited(r, func(tx pgx.Tx) error { return daemon.DeleteDocument(r.Context(), tx, id) }); err != nil {
+	if err := s.audited(r, func(tx pgx.Tx) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	d, err := daemon.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.pool, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -454,11 +455,11 @@ func (s *Server) apiSimilar(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	if _, err := daemon.GetDocument(r.Context(), s.pool, id); err != nil {
+	if _, err := store.GetDocument(r.Context(), s.pool, id); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	rows, err := daemon.Similar(r.Context(), s.pool, id)
+	rows, err := store.Similar(r.Context(), s.pool, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -481,9 +482,9 @@ func (s *Server) apiDocFail(w http.ResponseWriter, r *http.Request, err error) {
 			"the request is larger than the limit of %d bytes (http.max_request_bytes); upload large documents as multipart/form-data files", tooBig.Limit))
 	case errors.Is(err, errUnsupportedType):
 		apiError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", err.Error())
-	case errors.Is(err, daemon.ErrNoDocument):
+	case errors.Is(err, store.ErrNoDocument):
 		apiError(w, http.StatusNotFound, "not_found", strings.Replace(err.Error(), "no such document: ", "no document with id ", 1))
-	case errors.Is(err, daemon.ErrExternalIDTaken):
+	case errors.Is(err, store.ErrExternalIDTaken):
 		apiError(w, http.StatusConflict, "conflict", err.Error()+
 			": external ids are unique; choose another, or update that document (GET /api/v1/documents?q=<external id> finds it)")
 	default:

@@ -21,7 +21,7 @@ import (
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/config"
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -231,7 +231,7 @@ func docID(t *testing.T, m map[string]any) int64 {
 // runEngine performs one real run, as the daemon would.
 func (e *apiEnv) runEngine() {
 	e.t.Helper()
-	if _, err := daemon.NewEngine(e.cfg, e.pool, zerolog.Nop()).Run(context.Background(), false); err != nil {
+	if _, err := engine.NewEngine(e.cfg, e.pool, zerolog.Nop()).Run(context.Background(), false); err != nil {
 		e.t.Fatalf("run: %v", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/plagd/plagd/audit"
 	"github.com/plagd/plagd/auth"
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/safetext"
+	"github.com/plagd/plagd/store"
 )
 
 // The audit log in the web server: every change that decides who may read
@@ -67,7 +67,7 @@ func checkRestrictedChange(ctx context.Context, tx pgx.Tx, p principal, id int64
 	var current bool
 	err := tx.QueryRow(ctx, `select restricted from documents where id = $1 for update`, id).Scan(&current)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%w: %d", daemon.ErrNoDocument, id)
+		return fmt.Errorf("%w: %d", store.ErrNoDocument, id)
 	}
 	if err != nil {
 		return fmt.Errorf("read document %d: %w", id, err)

@@ -27,6 +27,7 @@ import (
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/store"
 )
 
 // multipartFiles is a multipart body with one file part of size bytes per
@@ -452,10 +453,10 @@ func TestUpload_LongFilenameCapped(t *testing.T) {
 	d := doc(t, e.do("POST", "/api/v1/documents", bearer(staff), body(mw.FormDataContentType(), buf.Bytes())).must(t, http.StatusCreated))
 	stored, _ := d["filename"].(string)
 	title, _ := d["title"].(string)
-	if len(stored) > daemon.MaxFileNameBytes || !strings.HasSuffix(stored, ".txt") || !utf8.ValidString(stored) || strings.ContainsRune(stored, '\u202e') {
-		t.Errorf("stored file name: %d bytes %q, want at most %d ending in .txt, without the bidi override", len(stored), stored, daemon.MaxFileNameBytes)
+	if len(stored) > store.MaxFileNameBytes || !strings.HasSuffix(stored, ".txt") || !utf8.ValidString(stored) || strings.ContainsRune(stored, '\u202e') {
+		t.Errorf("stored file name: %d bytes %q, want at most %d ending in .txt, without the bidi override", len(stored), stored, store.MaxFileNameBytes)
 	}
-	if len(title) > daemon.MaxFileNameBytes || title == "" {
+	if len(title) > store.MaxFileNameBytes || title == "" {
 		t.Errorf("default title: %d bytes", len(title))
 	}
 	if got := uploadName(`C:\Users\x\essay.pdf`); got != "essay.pdf" {

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/store"
 )
 
 // Near-duplicates (issue 7): documents whose 64-bit simhash differs from a
@@ -23,7 +24,7 @@ import (
 // nearest first, and why the check could not be made ("" when it was). A
 // failed check never fails what asked for it (an upload, a report).
 type nearDupResult struct {
-	List []daemon.NearDuplicate
+	List []engine.NearDuplicate
 	Err  string
 }
 
@@ -48,7 +49,7 @@ func (s *Server) checkNearDups(ctx context.Context, text string) nearDupResult {
 	dups, err := s.neardups.Check(ctx, text, 0)
 	if err != nil {
 		s.log.Error().Err(err).Msg("near-duplicate check of a text")
-		return nearDupResult{List: []daemon.NearDuplicate{}, Err: "the near-duplicate check could not be made (the server log has the details)"}
+		return nearDupResult{List: []engine.NearDuplicate{}, Err: "the near-duplicate check could not be made (the server log has the details)"}
 	}
 	return nearDupResult{List: nonNil(dups)}
 }
@@ -61,7 +62,7 @@ func (s *Server) nearDupsOf(ctx context.Context, id int64) (res nearDupResult, c
 	dups, checked, err := s.neardups.Of(ctx, id)
 	if err != nil {
 		s.log.Error().Err(err).Int64("doc", id).Msg("near-duplicates of a document")
-		return nearDupResult{List: []daemon.NearDuplicate{}, Err: "the near-duplicates could not be read (the server log has the details)"}, true
+		return nearDupResult{List: []engine.NearDuplicate{}, Err: "the near-duplicates could not be read (the server log has the details)"}, true
 	}
 	return nearDupResult{List: nonNil(dups)}, checked
 }
@@ -112,13 +113,13 @@ type nearDupSection struct {
 // sources, its report's sources (the compare page serves only those);
 // pending says the page's own document is not yet through a run, so a
 // missing side-by-side view comes with the next one.
-func (s *Server) nearDupView(res nearDupResult, compareBase string, sources []daemon.SourceReport, pending bool) *nearDupSection {
+func (s *Server) nearDupView(res nearDupResult, compareBase string, sources []engine.SourceReport, pending bool) *nearDupSection {
 	v := &nearDupSection{H: s.cfg.NearDup.Distance, Error: res.Err}
 	for _, d := range res.List {
 		row := nearDupRow{docHeader: docHeader{ID: d.ID, ExternalID: d.ExternalID, Title: d.Title, Author: d.Author,
 			Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}, Distance: d.Distance, Pending: d.Pending,
 			Link: "/documents/" + strconv.FormatInt(d.ID, 10)}
-		if compareBase != "" && slices.ContainsFunc(sources, func(x daemon.SourceReport) bool { return x.ID == d.ID }) {
+		if compareBase != "" && slices.ContainsFunc(sources, func(x engine.SourceReport) bool { return x.ID == d.ID }) {
 			row.Compare = compareBase + "/compare/" + strconv.FormatInt(d.ID, 10)
 		} else {
 			row.Later = d.Pending || pending
@@ -151,7 +152,7 @@ func (s *Server) uploadedRows(ctx context.Context, param string) []uploadedRow {
 		if err != nil || id <= 0 || len(out) == maxUploadedShown {
 			continue
 		}
-		d, err := daemon.GetDocument(ctx, s.pool, id)
+		d, err := store.GetDocument(ctx, s.pool, id)
 		if err != nil {
 			continue // deleted for good since, or a made-up id
 		}
@@ -178,7 +179,7 @@ type nearDupList struct {
 	// Checked is false while the document has no simhash to compare (not
 	// yet through a run and not uploaded through plagd, or unreadable).
 	Checked        bool                   `json:"checked"`
-	NearDuplicates []daemon.NearDuplicate `json:"near_duplicates"`
+	NearDuplicates []engine.NearDuplicate `json:"near_duplicates"`
 }
 
 // apiNearDuplicates lists the near-duplicates of document {id}.
@@ -189,7 +190,7 @@ func (s *Server) apiNearDuplicates(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if _, err := daemon.GetDocument(ctx, s.pool, id); err != nil {
+	if _, err := store.GetDocument(ctx, s.pool, id); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/store"
 )
 
 // overviewData is the start page: the archive in four numbers, what failed,
@@ -82,7 +83,7 @@ type documentsData struct {
 	pageBase
 	Query, Status string
 	Statuses      []string
-	Docs          []daemon.Document
+	Docs          []store.Document
 	Prev, Next    string
 	MaxBytes      int64
 	Formats       string
@@ -97,8 +98,8 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
-	dq := daemon.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Limit: documentsPageSize, Offset: offset}
-	docs, more, err := daemon.ListDocuments(r.Context(), s.pool, dq)
+	dq := store.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Limit: documentsPageSize, Offset: offset}
+	docs, more, err := store.ListDocuments(r.Context(), s.pool, dq)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -155,11 +156,11 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		var id int64
 		err = s.audited(r, func(tx pgx.Tx) (err error) {
-			id, err = daemon.CreateDocument(r.Context(), tx, in)
+			id, err = store.CreateDocument(r.Context(), tx, in)
 			return err
 		})
 		if err != nil {
-			if errors.Is(err, daemon.ErrExternalIDTaken) {
+			if errors.Is(err, store.ErrExternalIDTaken) {
 				notes = append(notes, uploadName(fh.Filename)+": "+err.Error())
 				continue
 			}
@@ -214,7 +215,7 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
-	p := daemon.DocumentPatch{}
+	p := store.DocumentPatch{}
 	for field, dst := range map[string]**string{"title": &p.Title, "author": &p.Author, "kind": &p.Kind, "external_id": &p.ExternalID} {
 		if _, present := f[field]; present {
 			v := f.Get(field)
@@ -251,7 +252,7 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
 			return err
 		}
-		return daemon.UpdateDocument(r.Context(), tx, id, p)
+		return store.UpdateDocument(r.Context(), tx, id, p)
 	})
 	if err != nil {
 		s.pageError(w, r, documentError(err))
@@ -282,7 +283,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, fmt.Errorf("%w: no such document", errNotFound))
 		return
 	}
-	if err := s.audited(r, func(tx pgx.Tx) error { return daemon.DeleteDocument(r.Context(), tx, id) }); err != nil {
+	if err := s.audited(r, func(tx pgx.Tx) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}
@@ -293,9 +294,9 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 // documentError maps the document store's errors to page statuses.
 func documentError(err error) error {
 	switch {
-	case errors.Is(err, daemon.ErrNoDocument):
+	case errors.Is(err, store.ErrNoDocument):
 		return fmt.Errorf("%w: %v", errNotFound, err)
-	case errors.Is(err, daemon.ErrExternalIDTaken):
+	case errors.Is(err, store.ErrExternalIDTaken):
 		return fmt.Errorf("%w: %v", errConflict, err)
 	}
 	return err

@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/store"
 )
 
 // Related documents by topic (issue 8): each run stores, per indexed
@@ -29,17 +30,17 @@ const maxRelatedK = 100
 // they could not be read ("" when they were). A failed read never fails
 // the report that asked for it.
 type relatedResult struct {
-	List []daemon.RelatedDoc
+	List []engine.RelatedDoc
 	Err  string
 }
 
 // relatedOf reads the stored related documents of id (all of them, at
 // most related.k).
 func (s *Server) relatedOf(ctx context.Context, id int64) relatedResult {
-	list, err := daemon.Related(ctx, s.pool, id, s.cfg.Related.K)
+	list, err := engine.Related(ctx, s.pool, id, s.cfg.Related.K)
 	if err != nil {
 		s.log.Error().Err(err).Int64("doc", id).Msg("related documents of a document")
-		return relatedResult{List: []daemon.RelatedDoc{}, Err: relatedFailed}
+		return relatedResult{List: []engine.RelatedDoc{}, Err: relatedFailed}
 	}
 	return relatedResult{List: nonNil(list)}
 }
@@ -85,7 +86,7 @@ func relatedView(res relatedResult, indexed bool) *relatedSection {
 type relatedList struct {
 	DocumentID int64               `json:"document_id"`
 	K          int                 `json:"k"` // the most asked for; runs store related.k
-	Related    []daemon.RelatedDoc `json:"related"`
+	Related    []engine.RelatedDoc `json:"related"`
 }
 
 // relatedK reads ?k=: 1 to maxRelatedK, default related.k.
@@ -115,11 +116,11 @@ func (s *Server) apiRelated(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if _, err := daemon.GetDocument(ctx, s.pool, id); err != nil {
+	if _, err := store.GetDocument(ctx, s.pool, id); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	list, err := daemon.Related(ctx, s.pool, id, k)
+	list, err := engine.Related(ctx, s.pool, id, k)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return

@@ -13,7 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 )
 
 // BenchmarkReportPage measures what a teacher waits for: the report page of
@@ -61,7 +61,7 @@ func BenchmarkReportPage(b *testing.B) {
 		strings.Join(essay, " ")).Scan(&id); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := daemon.NewEngine(st.cfg, st.pool, zerolog.Nop()).Run(ctx, false); err != nil {
+	if _, err := engine.NewEngine(st.cfg, st.pool, zerolog.Nop()).Run(ctx, false); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := auth.NewStore(st.pool).AddUser(ctx, "teach", auth.RoleTeacher, "teacher password 1"); err != nil {

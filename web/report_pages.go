@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/store"
 )
 
 // errUnprocessable is a check whose file yields no text: 422, with the
@@ -29,9 +30,9 @@ func checkStatus(err error) (int, string) {
 		return http.StatusUnprocessableEntity, "unprocessable"
 	case errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "too_large"
-	case errors.Is(err, daemon.ErrNoIndex):
+	case errors.Is(err, engine.ErrNoIndex):
 		return http.StatusServiceUnavailable, "no_index"
-	case errors.Is(err, daemon.ErrNoDocument):
+	case errors.Is(err, store.ErrNoDocument):
 		return http.StatusNotFound, "not_found"
 	case errors.Is(err, errUnsupportedType):
 		return http.StatusUnsupportedMediaType, "unsupported_media_type"
@@ -55,14 +56,14 @@ func (s *Server) lastRun(ctx context.Context) (int64, error) {
 
 // rawReport is the raw report of a stored document (all its sources, no
 // exclusions), from the cache when the last committed run made it.
-// daemon.ErrNoText when the document has no stored text.
-func (s *Server) rawReport(ctx context.Context, id int64) (daemon.Report, error) {
+// engine.ErrNoText when the document has no stored text.
+func (s *Server) rawReport(ctx context.Context, id int64) (engine.Report, error) {
 	run, err := s.lastRun(ctx)
 	if err != nil {
-		return daemon.Report{}, err
+		return engine.Report{}, err
 	}
-	return s.reports.get(ctx, reportKey{doc: id, run: run}, func(ctx context.Context) (daemon.Report, error) {
-		var opt daemon.PassageOptions
+	return s.reports.get(ctx, reportKey{doc: id, run: run}, func(ctx context.Context) (engine.Report, error) {
+		var opt engine.PassageOptions
 		if s.cfg.Engine.DFCap > 0 {
 			// leave out the chunks the similarities leave out, when the index is at hand
 			sup, err := s.engine.Suppressor(ctx)
@@ -72,7 +73,7 @@ func (s *Server) rawReport(ctx context.Context, id int64) (daemon.Report, error)
 			opt.Align.Suppress = sup
 		}
 		start := time.Now()
-		rep, err := daemon.Passages(ctx, s.pool, s.cfg, id, 0, opt)
+		rep, err := engine.Passages(ctx, s.pool, s.cfg, id, 0, opt)
 		if err == nil {
 			s.log.Debug().Int64("doc", id).Int("sources", len(rep.Sources)).Dur("took", time.Since(start)).Msg("report aligned")
 		}
@@ -123,7 +124,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	doc, err := daemon.GetDocument(ctx, s.pool, id)
+	doc, err := store.GetDocument(ctx, s.pool, id)
 	if err != nil {
 		s.pageError(w, r, documentError(err))
 		return
@@ -138,11 +139,11 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	case "deleted":
 		v.NoReport = "This document is deleted: the next run removes it from the index and from every report."
 	}
-	var sources []daemon.SourceReport // the report's, for the near-duplicates' side-by-side links
+	var sources []engine.SourceReport // the report's, for the near-duplicates' side-by-side links
 	if v.NoReport == "" {
 		raw, err := s.rawReport(ctx, id)
 		switch {
-		case errors.Is(err, daemon.ErrNoText):
+		case errors.Is(err, engine.ErrNoText):
 			v.NoReport = "This document has not been indexed yet: the next run reads its text and finds its sources."
 		case err != nil:
 			s.pageError(w, r, err)
@@ -190,8 +191,8 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	raw, err := s.rawReport(ctx, id)
-	if errors.Is(err, daemon.ErrNoText) {
-		if _, gerr := daemon.GetDocument(ctx, s.pool, id); gerr != nil {
+	if errors.Is(err, engine.ErrNoText) {
+		if _, gerr := store.GetDocument(ctx, s.pool, id); gerr != nil {
 			err = documentError(gerr)
 		} else {
 			err = problemf(errNotFound, "document %d has no report yet: it is pending, failed or deleted", id)
@@ -218,7 +219,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 
 // compareView lays out the side-by-side view of raw's document and its
 // source other; base is the report page's path.
-func (s *Server) compareView(r *http.Request, raw daemon.Report, other int64, rq reportQuery, base string, seeDoc bool) (compareView, error) {
+func (s *Server) compareView(r *http.Request, raw engine.Report, other int64, rq reportQuery, base string, seeDoc bool) (compareView, error) {
 	rank := -1
 	for i, src := range raw.Sources {
 		if src.ID == other {
@@ -229,8 +230,8 @@ func (s *Server) compareView(r *http.Request, raw daemon.Report, other int64, rq
 		return compareView{}, problemf(errNotFound, "document %d is not among the sources of this report", other)
 	}
 	ex := rq.exclusions()
-	f := raw.Filter(daemon.ReportFilter{Exclusions: ex})
-	var src daemon.SourceReport
+	f := raw.Filter(engine.ReportFilter{Exclusions: ex})
+	var src engine.SourceReport
 	for _, x := range f.Sources {
 		if x.ID == other {
 			src = x
@@ -284,7 +285,7 @@ func (s *Server) checkSubmit(w http.ResponseWriter, r *http.Request) {
 		}
 		v := s.checkFormData(r)
 		v.Error, v.Text = err.Error(), r.PostFormValue("text")
-		if errors.Is(err, daemon.ErrNoIndex) {
+		if errors.Is(err, engine.ErrNoIndex) {
 			s.log.Warn().Err(err).Msg("check refused: no index")
 			v.Error = noIndexMessage
 		}
@@ -295,7 +296,7 @@ func (s *Server) checkSubmit(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	rep, err := s.engine.CheckText(r.Context(), text, 0, daemon.PassageOptions{})
+	rep, err := s.engine.CheckText(r.Context(), text, 0, engine.PassageOptions{})
 	if err != nil {
 		fail(err)
 		return

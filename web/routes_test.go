@@ -12,6 +12,8 @@ import (
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/store"
 )
 
 // publicRoutes are the only routes anyone may call without signing in. A
@@ -40,11 +42,11 @@ func routePath(pattern string, id, other int64) string {
 func TestEveryRouteRefusesAnonymousAndWrongRole(t *testing.T) {
 	e := newAPIEnv(t, true, nil)
 	ctx := context.Background()
-	id, err := daemon.CreateDocument(ctx, e.pool, daemon.DocumentInput{Title: "one", Text: words(1, 60)})
+	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "one", Text: words(1, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := daemon.CreateDocument(ctx, e.pool, daemon.DocumentInput{Title: "two", Text: words(2, 60)})
+	other, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "two", Text: words(2, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func TestRouteGuard_CSRFTokensAndDisabledUsers(t *testing.T) {
 	staffTok := e.user("sam", auth.RoleStaff)
 	cookie, csrf := e.session("ada")
 	staffCookie, staffCSRF := e.session("sam")
-	id, err := daemon.CreateDocument(ctx, e.pool, daemon.DocumentInput{Title: "one", Text: words(1, 60)})
+	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "one", Text: words(1, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,9 +302,9 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		v    any
-	}{{"Document", daemon.Document{}}, {"SimilarRow", daemon.SimilarRow{}}, {"RunInfo", daemon.RunInfo{}},
-		{"Report", daemon.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", daemon.SourceReport{}},
-		{"NearDuplicate", daemon.NearDuplicate{}}, {"RelatedDocument", daemon.RelatedDoc{}}, {"RelatedList", relatedList{}}} {
+	}{{"Document", store.Document{}}, {"SimilarRow", store.SimilarRow{}}, {"RunInfo", daemon.RunInfo{}},
+		{"Report", engine.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", engine.SourceReport{}},
+		{"NearDuplicate", engine.NearDuplicate{}}, {"RelatedDocument", engine.RelatedDoc{}}, {"RelatedList", relatedList{}}} {
 		name := c.name
 		props, _ := schemas[name].(map[string]any)["properties"].(map[string]any)
 		rt := reflect.TypeOf(c.v)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/config"
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
 )
 
@@ -32,11 +32,11 @@ type Options struct {
 	// Engine answers "check this file now" from the index it keeps loaded;
 	// the daemon shares its own (Daemon.Engine), so a check sees the newest
 	// committed run without loading the index twice.
-	Engine *daemon.Engine
+	Engine *engine.Engine
 	// NearDups answers "is this a near-duplicate?" at upload, on report
 	// pages and for checks; the daemon may share its own, so that one
 	// in-memory simhash index serves the process. nil: New builds one.
-	NearDups *daemon.NearDups
+	NearDups *engine.NearDups
 	Runner   Runner // nil: no daemon in this process
 	// Health, when set, makes the server answer 503 while the database is
 	// unreachable (unavailable.go); the daemon shares its own (Daemon.Health).
@@ -51,7 +51,7 @@ type Options struct {
 type Server struct {
 	cfg    config.Config
 	pool   *pgxpool.Pool
-	engine *daemon.Engine
+	engine *engine.Engine
 	// ownEngine: New made the engine (Options.Engine was nil); Close closes it.
 	ownEngine bool
 	// extract reads uploaded and checked files: the engine's pool, so that
@@ -59,7 +59,7 @@ type Server struct {
 	extract *sandbox.Pool
 	// neardups finds documents within neardup.distance bits of a text's
 	// simhash, before any run (upload-time hashes) and after.
-	neardups *daemon.NearDups
+	neardups *engine.NearDups
 	runner   Runner
 	health   Availability // nil: no outage handling
 	log      zerolog.Logger
@@ -94,12 +94,12 @@ func New(opt Options) (*Server, error) {
 	}
 	s.users.LimitHashes(opt.Config.Auth.MaxConcurrentHashes, opt.Config.Auth.HashQueue)
 	if s.engine == nil {
-		s.engine = daemon.NewEngine(opt.Config, opt.Pool, opt.Log)
+		s.engine = engine.NewEngine(opt.Config, opt.Pool, opt.Log)
 		s.ownEngine = true
 	}
 	s.extract = s.engine.Extractor()
 	if s.neardups == nil {
-		s.neardups = daemon.NewNearDups(opt.Pool, opt.Config)
+		s.neardups = engine.NewNearDups(opt.Pool, opt.Config)
 	}
 	s.register()
 	return s, nil

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/internal/safetext"
+	"github.com/plagd/plagd/store"
 )
 
 // errTooLarge is a request or an uploaded file over its limit: 413. The
@@ -45,10 +45,10 @@ func problemf(kind error, format string, args ...any) error {
 // document. The title defaults to the file name without its extension.
 // Errors wrap errBadRequest (an empty file, a year that is not a number)
 // or errTooLarge (a file over maxBytes).
-func documentFromForm(r *http.Request, fh *multipart.FileHeader, maxBytes int64) (daemon.DocumentInput, error) {
+func documentFromForm(r *http.Request, fh *multipart.FileHeader, maxBytes int64) (store.DocumentInput, error) {
 	content, name, ctype, err := readUpload(fh, maxBytes)
 	if err != nil {
-		return daemon.DocumentInput{}, err
+		return store.DocumentInput{}, err
 	}
 	in, err := metaFromForm(r)
 	if err != nil {
@@ -63,8 +63,8 @@ func documentFromForm(r *http.Request, fh *multipart.FileHeader, maxBytes int64)
 
 // metaFromForm reads what the archive knows about a new document from the
 // form fields title, author, kind, year, external_id and restricted.
-func metaFromForm(r *http.Request) (daemon.DocumentInput, error) {
-	var in daemon.DocumentInput
+func metaFromForm(r *http.Request) (store.DocumentInput, error) {
+	var in store.DocumentInput
 	var err error
 	in.ExternalID = strings.TrimSpace(r.PostFormValue("external_id"))
 	in.Title = strings.TrimSpace(r.PostFormValue("title"))
@@ -129,7 +129,7 @@ func readUpload(fh *multipart.FileHeader, maxBytes int64) (content []byte, name,
 
 // uploadName is the stored name of an uploaded file: its base name
 // (browsers on Windows used to send a whole path), made one valid line of
-// text and cut to daemon.MaxFileNameBytes by shortening the part before
+// text and cut to store.MaxFileNameBytes by shortening the part before
 // the extension (ending it with an ellipsis), so that the extension, which
 // decides how the file is read, survives (safetext.FileName).
 func uploadName(raw string) string {
@@ -137,7 +137,7 @@ func uploadName(raw string) string {
 	if name == "." || name == "/" {
 		return ""
 	}
-	return safetext.FileName(name, daemon.MaxFileNameBytes)
+	return safetext.FileName(name, store.MaxFileNameBytes)
 }
 
 // parseYear reads a year field: "" is unknown (0).

@@ -14,9 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/config"
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/store"
 )
 
 func init() { register(newCheckCmd) }
@@ -46,8 +47,8 @@ func addPassageFlags(cmd *cobra.Command, withSwitch bool, defaultTop int) *passa
 	return pf
 }
 
-func (pf *passageFlags) options() daemon.PassageOptions {
-	return daemon.PassageOptions{
+func (pf *passageFlags) options() engine.PassageOptions {
+	return engine.PassageOptions{
 		Align: invindex.AlignOptions{MinWords: nonZero(pf.minWords), MaxGapWords: nonZero(pf.maxGap)},
 		Exclusions: invindex.Exclusions{
 			Quotes: !pf.noQuotes, Bibliography: !pf.noBibliography, BlockQuotes: !pf.noBlockQts,
@@ -117,7 +118,7 @@ the texts; the text output counts characters.`,
 				return err
 			}
 			defer pool.Close()
-			e := daemon.NewEngine(cfg, pool, logger(cfg))
+			e := engine.NewEngine(cfg, pool, logger(cfg))
 			rep, err := e.CheckText(ctx, text, pf.top, pf.options())
 			if err != nil {
 				return err
@@ -125,7 +126,7 @@ the texts; the text output counts characters.`,
 			if asJSON {
 				return printJSON(struct {
 					File   string        `json:"file"`
-					Report daemon.Report `json:"report"`
+					Report engine.Report `json:"report"`
 				}{args[0], rep})
 			}
 			return writeReport(os.Stdout, "File "+args[0], rep, pf)
@@ -166,24 +167,24 @@ func readCheckFile(ctx context.Context, path string, cfg config.Config) (string,
 }
 
 // runSimilarPassages is `plagd similar DOC --passages`.
-func runSimilarPassages(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, doc daemon.DocInfo, pf *passageFlags, asJSON bool) error {
+func runSimilarPassages(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, doc store.DocInfo, pf *passageFlags, asJSON bool) error {
 	opt := pf.options()
 	if cfg.Engine.DFCap > 0 {
 		// Leave out the chunks the similarities leave out, if the index is at hand.
-		sup, err := daemon.NewEngine(cfg, pool, logger(cfg)).Suppressor(ctx)
+		sup, err := engine.NewEngine(cfg, pool, logger(cfg)).Suppressor(ctx)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "plagd: chunks over the df cap are not suppressed: %v\n", err)
 		}
 		opt.Align.Suppress = sup
 	}
-	rep, err := daemon.Passages(ctx, pool, cfg, doc.ID, pf.top, opt)
+	rep, err := engine.Passages(ctx, pool, cfg, doc.ID, pf.top, opt)
 	if err != nil {
 		return err
 	}
 	if asJSON {
 		return printJSON(struct {
-			Document daemon.DocInfo `json:"document"`
-			Report   daemon.Report  `json:"report"`
+			Document store.DocInfo `json:"document"`
+			Report   engine.Report `json:"report"`
 		}{doc, rep})
 	}
 	title := fmt.Sprintf("Document %d", doc.ID)
@@ -198,7 +199,7 @@ const contextChars = 40
 
 // writeReport prints a passage report: overall coverage, the sources, and
 // each source's passages with context.
-func writeReport(w io.Writer, title string, rep daemon.Report, pf *passageFlags) error {
+func writeReport(w io.Writer, title string, rep engine.Report, pf *passageFlags) error {
 	fmt.Fprintln(w, title)
 	fmt.Fprintf(w, "  %d chunks, %d characters\n", rep.Chunks, utf8.RuneCountInString(rep.Text))
 	fmt.Fprintf(w, "  matching text: %s of the document (%s)\n\n", percent(rep.Coverage), pf.excludedNote())
@@ -232,7 +233,7 @@ func writeReport(w io.Writer, title string, rep daemon.Report, pf *passageFlags)
 	return nil
 }
 
-func sourceName(s daemon.SourceReport) string {
+func sourceName(s engine.SourceReport) string {
 	name := s.ExternalID
 	if s.Title != "" && s.Title != name {
 		if name != "" {

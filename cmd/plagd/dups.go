@@ -6,9 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/plagd/plagd/engine"
 	"github.com/spf13/cobra"
-
-	"github.com/plagd/plagd/daemon"
 )
 
 func init() { register(newDupsCmd) }
@@ -47,7 +46,7 @@ first (PSM with VOSH, docs/NEARDUP.md); --exact makes all of them.`,
 				return err
 			}
 			defer pool.Close()
-			rep, err := daemon.Clusters(ctx, pool, cfg, daemon.DupsOptions{Distance: h, Exact: exact, MinSize: minSize})
+			rep, err := engine.Clusters(ctx, pool, cfg, engine.DupsOptions{Distance: h, Exact: exact, MinSize: minSize})
 			if err != nil {
 				return err
 			}
@@ -66,7 +65,7 @@ first (PSM with VOSH, docs/NEARDUP.md); --exact makes all of them.`,
 	return cmd
 }
 
-func writeDups(w io.Writer, rep daemon.DupsReport) {
+func writeDups(w io.Writer, rep engine.DupsReport) {
 	docs := 0
 	for _, c := range rep.Clusters {
 		docs += len(c.Documents)
@@ -87,7 +86,7 @@ func writeDups(w io.Writer, rep daemon.DupsReport) {
 }
 
 // describeNear is a document of a near-duplicate listing in one line.
-func describeNear(d daemon.NearDuplicate) string {
+func describeNear(d engine.NearDuplicate) string {
 	var b strings.Builder
 	title := d.Title
 	if title == "" {

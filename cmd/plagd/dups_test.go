@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -45,7 +45,7 @@ func TestCLI_NearDuplicates(t *testing.T) {
 		t.Fatalf("run: exit %d: %s", code, out)
 	}
 	out, code = plagd(t, url, "dups", "--json")
-	var rep daemon.DupsReport
+	var rep engine.DupsReport
 	if code != 0 || json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &rep) != nil {
 		t.Fatalf("dups --json: exit %d: %s", code, out)
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/pan"
 	"github.com/plagd/plagd/invindex"
 )
@@ -47,7 +48,7 @@ type evalReport struct {
 	Settings   pan.AlignSettings        `json:"settings"`
 	Scores     map[string]pan.Scores    `json:"scores"`    // "all" and per obfuscation type
 	Retrieval  map[string]pan.Retrieval `json:"retrieval"` // idem
-	Run        daemon.RunReport         `json:"run"`
+	Run        engine.RunReport         `json:"run"`
 	Timings    map[string]string        `json:"timings"`
 	Scorer     string                   `json:"scorer"`
 }
@@ -183,7 +184,7 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 	defer os.RemoveAll(tmp)
 	cfg.DataDir = tmp
 	t = time.Now()
-	eng := daemon.NewEngine(cfg, pool, log)
+	eng := engine.NewEngine(cfg, pool, log)
 	rep, err := eng.Run(ctx, true)
 	eng.WaitSaved()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/internal/safetext"
@@ -72,7 +73,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 				opt.Check = &check
 				opt.Extract = sandbox.New(cfg.SandboxConfig(), logger(cfg))
 				defer opt.Extract.Close()
-				opt.NearDups = daemon.NewNearDups(pool, cfg)
+				opt.NearDups = engine.NewNearDups(pool, cfg)
 			}
 			sum, err := daemon.Ingest(ctx, pool, opt, logger(cfg))
 			printIngestSummary(sum)

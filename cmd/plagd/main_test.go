@@ -14,6 +14,7 @@ import (
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 func TestMain(m *testing.M) {
@@ -108,7 +109,7 @@ func TestCLI_Workflow(t *testing.T) {
 		t.Fatalf("similar: exit %d: %s", code, out)
 	}
 	var report struct {
-		Similar []daemon.SimilarRow `json:"similar"`
+		Similar []store.SimilarRow `json:"similar"`
 	}
 	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &report); err != nil {
 		t.Fatalf("similar --json: %v in %q", err, out)

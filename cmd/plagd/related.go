@@ -8,9 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/store"
 )
 
 func init() { register(newRelatedCmd) }
@@ -66,21 +67,21 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 						return fmt.Errorf("%s: %w", f, err)
 					}
 				}
-				lists, st, err := daemon.RelatedTexts(ctx, pool, cfg, texts, k)
+				lists, st, err := engine.RelatedTexts(ctx, pool, cfg, texts, k)
 				if err != nil {
 					return err
 				}
 				if asJSON {
 					type fileResult struct {
 						File    string              `json:"file"`
-						Related []daemon.RelatedDoc `json:"related"`
+						Related []engine.RelatedDoc `json:"related"`
 					}
 					res := make([]fileResult, len(args))
 					for i := range args {
 						res[i] = fileResult{args[i], lists[i]}
 					}
 					return printJSON(struct {
-						Stats daemon.RelatedStats `json:"stats"`
+						Stats engine.RelatedStats `json:"stats"`
 						Files []fileResult        `json:"files"`
 					}{st, res})
 				}
@@ -92,22 +93,22 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 				fmt.Printf("(%s join of %d files with %d documents; %d pairs compared)\n", st.Method, st.Queries, st.Archive, st.Compared)
 				return nil
 			}
-			id, err := daemon.ResolveDoc(ctx, pool, args[0])
+			id, err := store.ResolveDoc(ctx, pool, args[0])
 			if err != nil {
 				return err
 			}
-			doc, err := daemon.LoadDocInfo(ctx, pool, id)
+			doc, err := store.LoadDocInfo(ctx, pool, id)
 			if err != nil {
 				return err
 			}
-			rows, err := daemon.Related(ctx, pool, id, k)
+			rows, err := engine.Related(ctx, pool, id, k)
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				return printJSON(struct {
-					Document daemon.DocInfo      `json:"document"`
-					Related  []daemon.RelatedDoc `json:"related"`
+					Document store.DocInfo       `json:"document"`
+					Related  []engine.RelatedDoc `json:"related"`
 				}{doc, rows})
 			}
 			fmt.Printf("Document %d", doc.ID)
@@ -130,13 +131,13 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 	return cmd
 }
 
-func writeRelated(w io.Writer, rows []daemon.RelatedDoc) {
+func writeRelated(w io.Writer, rows []engine.RelatedDoc) {
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "  no related document")
 		return
 	}
 	for _, d := range rows {
-		nd := daemon.NearDuplicate{Title: d.Title, Author: d.Author, Year: d.Year, Kind: d.Kind, ExternalID: d.ExternalID}
+		nd := engine.NearDuplicate{Title: d.Title, Author: d.Author, Year: d.Year, Kind: d.Kind, ExternalID: d.ExternalID}
 		fmt.Fprintf(w, "  %5.1f%%  #%-7d %s\n", 100*d.Cosine, d.ID, describeNear(nd))
 	}
 }

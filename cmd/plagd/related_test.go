@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -29,7 +29,7 @@ func TestCLI_Related(t *testing.T) {
 	}
 	out, code := plagd(t, url, "related", "--json", filepath.Base(dir)+"/a.txt")
 	var rep struct {
-		Related []daemon.RelatedDoc `json:"related"`
+		Related []engine.RelatedDoc `json:"related"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &rep) != nil {
 		t.Fatalf("related --json: exit %d: %s", code, out)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 )
 
 func init() { register(newRunCmd) }
@@ -35,9 +36,9 @@ when the index in the data directory is missing, stale or damaged.`,
 				return err
 			}
 			defer lock.Release()
-			eng := daemon.NewEngine(cfg, pool, log)
+			eng := engine.NewEngine(cfg, pool, log)
 			defer eng.Close()
-			eng.SetMasterLock(lock) // the run commits only while the lock is held
+			eng.SetFence(lock) // the run commits only while the lock is held
 			ctx, cancel := context.WithCancelCause(ctx)
 			defer cancel(nil)
 			go func() {

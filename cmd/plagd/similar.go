@@ -6,9 +6,8 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/plagd/plagd/store"
 	"github.com/spf13/cobra"
-
-	"github.com/plagd/plagd/daemon"
 )
 
 func init() { register(newSimilarCmd) }
@@ -38,25 +37,25 @@ prints them, with the same flags.`,
 				return err
 			}
 			defer pool.Close()
-			id, err := daemon.ResolveDoc(ctx, pool, args[0])
+			id, err := store.ResolveDoc(ctx, pool, args[0])
 			if err != nil {
 				return err
 			}
-			doc, err := daemon.LoadDocInfo(ctx, pool, id)
+			doc, err := store.LoadDocInfo(ctx, pool, id)
 			if err != nil {
 				return err
 			}
 			if pf.enabled {
 				return runSimilarPassages(ctx, cfg, pool, doc, pf, asJSON)
 			}
-			rows, err := daemon.Similar(ctx, pool, id)
+			rows, err := store.Similar(ctx, pool, id)
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				return printJSON(struct {
-					Document daemon.DocInfo      `json:"document"`
-					Similar  []daemon.SimilarRow `json:"similar"`
+					Document store.DocInfo      `json:"document"`
+					Similar  []store.SimilarRow `json:"similar"`
 				}{doc, rows})
 			}
 			writeSimilar(os.Stdout, doc, rows)
@@ -68,7 +67,7 @@ prints them, with the same flags.`,
 	return cmd
 }
 
-func writeSimilar(w io.Writer, doc daemon.DocInfo, rows []daemon.SimilarRow) {
+func writeSimilar(w io.Writer, doc store.DocInfo, rows []store.SimilarRow) {
 	fmt.Fprintf(w, "Document %d", doc.ID)
 	if doc.ExternalID != "" {
 		fmt.Fprintf(w, "  %s", doc.ExternalID)

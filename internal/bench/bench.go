@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/synth"
 )
 
@@ -34,7 +35,7 @@ type Report struct {
 
 // RunFigures is one Engine.Run with its memory peak.
 type RunFigures struct {
-	Report        daemon.RunReport   `json:"report"`
+	Report        engine.RunReport   `json:"report"`
 	Phases        map[string]float64 `json:"phases_seconds"`
 	Seconds       float64            `json:"seconds"`
 	CommitRowsPS  float64            `json:"commit_rows_per_s"` // rows written / commit phase
@@ -128,7 +129,7 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 	}
 	rep.Load = &lf
 
-	eng := daemon.NewEngine(cfg, pool, opt.Log)
+	eng := engine.NewEngine(cfg, pool, opt.Log)
 	fmt.Fprintf(w, "== full run (%d nodes)\n", nodes)
 	full, err := measureRun(ctx, eng, true)
 	if err != nil {
@@ -167,7 +168,7 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 	return nil
 }
 
-func measureRun(ctx context.Context, eng *daemon.Engine, full bool) (*RunFigures, error) {
+func measureRun(ctx context.Context, eng *engine.Engine, full bool) (*RunFigures, error) {
 	mp := startMem()
 	t := time.Now()
 	rr, err := eng.Run(ctx, full)

@@ -1,0 +1,577 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/store"
+)
+
+// Engine runs plagd's similarity computation against one database. It keeps
+// the index in memory between runs (the master and its nodes) and on disk in
+// the data directory. It is not safe for concurrent runs: the caller holds the
+// master lock and runs one at a time.
+type Engine struct {
+	cfg    config.Config
+	pool   *pgxpool.Pool
+	log    zerolog.Logger
+	master atomic.Pointer[cluster.Master] // swapped when the set of remote nodes changes
+	store  *indexStore
+	// remote is the cluster of `plagd node` processes (cluster.nodes); nil
+	// for in-process nodes.
+	remote *remoteNodes
+	// files, with remote nodes and no df cap, holds the master's copy of the
+	// index: base slices as files, deltas in memory (cluster.DiskMirror);
+	// nil otherwise (the copy is in memory).
+	files *diskFiles
+
+	instance string
+	// Observer, when set, is told about every run (the daemon's metrics).
+	Observer Observer
+	// SaveInBackground writes index files after the run has committed, without
+	// making the run wait (the daemon); otherwise Run saves before returning (the CLI).
+	SaveInBackground bool
+
+	minShared int // engine.min_shared as resolved for the current run (auto: config.AutoMinShared)
+
+	// related holds the related-documents vectors as of the last run this
+	// engine committed, so an incremental run need not read them back.
+	related *relatedState
+	// relatedRemote counts related-join queries answered by remote nodes.
+	relatedRemote atomic.Int64
+
+	// routed is the live check's routed feature index, loaded on first use.
+	routed     *routedIndex
+	routedOnce sync.Once
+
+	// extract reads the documents' text in killable child processes
+	// (extract.isolate); made with the engine, closed by Close, and shared
+	// with the web interface of the same process (Extractor).
+	extract *sandbox.Pool
+
+	// fence is what a run must pass to commit (SetFence): the master lock
+	// the runs are made under. nil: no check (tests).
+	fence atomic.Pointer[Fence]
+
+	saveMu sync.Mutex     // one save at a time
+	saving sync.WaitGroup // background saves in flight
+}
+
+// NewEngine builds the master and cfg.NodeCount() in-process nodes, or, with
+// cluster.nodes, a master whose in-process nodes only hold its copy of the
+// index until the first run connects the remote nodes (see nodes.go).
+func NewEngine(cfg config.Config, pool *pgxpool.Pool, log zerolog.Logger) *Engine {
+	k := cfg.NodeCount()
+	if len(cfg.Cluster.Nodes) > 0 {
+		k = len(cfg.Cluster.Nodes)
+	}
+	e := &Engine{cfg: cfg, pool: pool, log: log, store: &indexStore{dir: cfg.DataDir},
+		extract: sandbox.New(cfg.SandboxConfig(), log)}
+	nodes := cluster.NewLocalNodes(cfg.Params(), k)
+	if len(cfg.Cluster.Nodes) > 0 && cfg.Engine.DFCap <= 0 {
+		// The master's copy of the index is on disk (cluster.DiskMirror).
+		e.files = &diskFiles{s: e.store, p: cfg.Params(), instance: func() string { return e.instance }}
+		for i, n := range nodes {
+			lo, hi := n.Range()
+			nodes[i] = cluster.NewDiskMirror(e.files, lo, hi)
+		}
+	}
+	e.master.Store(cluster.NewMaster(nodes, e.masterLog()))
+	if len(cfg.Cluster.Nodes) > 0 {
+		e.remote = newRemoteNodes(cfg.Cluster, log.With().Str("component", "cluster").Logger())
+	}
+	return e
+}
+
+func (e *Engine) masterLog() zerolog.Logger { return e.log.With().Str("component", "master").Logger() }
+
+// cur is the current master.
+func (e *Engine) cur() *cluster.Master { return e.master.Load() }
+
+// Fence is checked inside a run's commit transaction, after everything
+// else: a run commits only if Held returns nil. The daemon's master lock is
+// one: a master whose lock session died cannot commit, even before its
+// watcher notices.
+type Fence interface {
+	Held(ctx context.Context, tx pgx.Tx) error
+}
+
+// ErrAbandoned is what an error that stops a run on purpose (the master
+// lock was lost) matches with errors.Is: such a run is recorded as
+// aborted, not failed.
+var ErrAbandoned = errors.New("run abandoned")
+
+// Observer is told about every committed run and the bytes each run
+// exchanged with remote nodes (the daemon's Prometheus metrics).
+type Observer interface {
+	ObserveRun(RunReport)
+	ObserveNodeBytes(to, from int64)
+}
+
+// SetFence names what the engine's runs must pass to commit (Fence).
+func (e *Engine) SetFence(f Fence) { e.fence.Store(&f) }
+
+// commitFence is the commit-time check, nil without a fence.
+func (e *Engine) commitFence() func(context.Context, pgx.Tx) error {
+	f := e.fence.Load()
+	if f == nil || *f == nil {
+		return nil
+	}
+	return (*f).Held
+}
+
+// Close closes the connections to remote nodes and stops the extraction
+// processes.
+func (e *Engine) Close() {
+	if e.remote != nil {
+		e.remote.close()
+	}
+	e.extract.Close()
+}
+
+// Extractor is the pool that reads documents' text for this engine's runs:
+// one per process, so the web interface that shares the engine extracts
+// uploads and checks with it, under the same cap on concurrent
+// extractions (extract.workers).
+func (e *Engine) Extractor() *sandbox.Pool { return e.extract }
+
+// RunReport summarises one committed run.
+type RunReport struct {
+	ID          int64
+	Kind        string // full, incremental, or none when nothing was pending (ID is then the last committed run)
+	Reason      string // why a full run was chosen, when it was not asked for
+	Changed     int
+	Indexed     int
+	Failed      int
+	Deleted     int
+	Recomputed  int
+	Postings    int
+	IndexBytes  int
+	RowsWritten int64
+	Duration    time.Duration
+	Phases      map[string]time.Duration
+	// Nodes is the number of nodes the run used (remote or in-process).
+	Nodes int
+	// BytesToNodes and BytesFromNodes are the bytes of the gRPC messages
+	// sent to and received from remote nodes during the run (0 with
+	// in-process nodes), reloads of node slices included.
+	BytesToNodes, BytesFromNodes int64
+	// RelatedOnNodes is the number of related-documents queries the remote
+	// nodes joined (0 with in-process nodes: the master's cores do it).
+	RelatedOnNodes int64
+}
+
+// Run performs one run and commits it. full forces a full recomputation; an
+// incremental run also turns full when the index on hand is missing, stale or
+// corrupt. Every failure leaves the last committed run intact.
+func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) {
+	start := time.Now()
+	rep = RunReport{Phases: map[string]time.Duration{}}
+	if err := e.prepare(ctx); err != nil {
+		return rep, err
+	}
+	committedGen, err := store.LastCommittedRun(ctx, e.pool)
+	if err != nil {
+		return rep, err
+	}
+	if err := e.resolveMinShared(ctx); err != nil {
+		return rep, err
+	}
+	if !full {
+		if reason := e.ensureIndex(committedGen); reason != "" {
+			full, rep.Reason = true, reason
+		} else if prev, err := committedSettings(ctx, e.pool, committedGen); err != nil {
+			return rep, err
+		} else if prev != e.settings() {
+			// min_shared, top_k or df_cap change every list: patching them is wrong.
+			full, rep.Reason = true, fmt.Sprintf("settings changed from %q to %q", prev, e.settings())
+		}
+	}
+	rep.Kind = "incremental"
+	if full {
+		rep.Kind = "full"
+	} else if idle, err := nothingPending(ctx, e.pool); err != nil {
+		return rep, err
+	} else if idle {
+		// Cron fires every few minutes; an idle archive must not write a new
+		// index generation and a run row each time.
+		rep.Kind, rep.ID = "none", committedGen
+		return rep, nil
+	}
+	runID, err := startRun(ctx, e.pool, rep.Kind, e.settings())
+	if err != nil {
+		return rep, err
+	}
+	rep.ID = runID
+	log := e.log.With().Int64("run", runID).Str("kind", rep.Kind).Logger()
+	if rep.Reason != "" {
+		log.Warn().Str("reason", rep.Reason).Msg("running in full")
+	}
+	var countBytes func()
+	if e.remote != nil {
+		sent, recv := e.remote.traffic()
+		countBytes = func() {
+			s, r := e.remote.traffic()
+			rep.BytesToNodes, rep.BytesFromNodes = s-sent, r-recv
+		}
+		defer func() {
+			countBytes()
+			if e.Observer != nil {
+				e.Observer.ObserveNodeBytes(rep.BytesToNodes, rep.BytesFromNodes)
+			}
+		}()
+		t := time.Now()
+		err := e.useNodes(ctx, log)
+		rep.Phases["nodes"] = time.Since(t)
+		if err != nil {
+			failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+			return rep, err
+		}
+	}
+	rep.Nodes = len(e.cur().Nodes())
+
+	out, cs, err := e.compute(ctx, runID, full, &rep)
+	if errors.Is(err, cluster.ErrNeedFull) && !full {
+		// The index and the stored texts disagree: never guess, recompute everything.
+		log.Warn().Err(err).Msg("incremental run impossible, switching to a full run")
+		e.abort(ctx)
+		full, rep.Kind, rep.Reason = true, "full", err.Error()
+		if _, uerr := e.pool.Exec(ctx, `update runs set kind = 'full' where id = $1;
+			delete from plagd_text_stage where run_id = $1`, runID); uerr != nil {
+			err = uerr
+		} else {
+			out, cs, err = e.compute(ctx, runID, true, &rep)
+		}
+	}
+	if err != nil {
+		e.abort(ctx)
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, err
+	}
+	t := time.Now()
+	nd, err := e.nearDupPhase(ctx, runID, full, out)
+	rep.Phases["neardup"] = time.Since(t)
+	if err != nil {
+		e.abort(ctx)
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, err
+	}
+	t = time.Now()
+	remoteBefore := e.relatedRemote.Load()
+	rel, err := e.relatedPhase(ctx, runID, full, out, cs)
+	rep.RelatedOnNodes = e.relatedRemote.Load() - remoteBefore
+	rep.Phases["related"] = time.Since(t)
+	if err != nil {
+		e.abort(ctx)
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, err
+	}
+	log.Info().Str("method", rel.stats.Method).Int("joined", rel.stats.Queries).Int("lists_written", len(rel.lists)).
+		Int64("on_nodes", rep.RelatedOnNodes).Dur("took", rep.Phases["related"]).Msg("related documents updated")
+	t = time.Now()
+	rt, err := e.routingPhase(ctx, runID, full, out)
+	rep.Phases["routing"] = time.Since(t)
+	if err != nil {
+		e.abort(ctx)
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, err
+	}
+	t = time.Now()
+	st, err := commitRun(ctx, e.pool, e.commitFence(), runID, full, e.cfg.Engine.TopK, out, cs, nd, rel, rt)
+	rep.Phases["commit"] = time.Since(t)
+	if err != nil && !committedAnyway(ctx, e.pool, runID, err, log) {
+		e.abort(ctx)
+		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		return rep, fmt.Errorf("commit run %d: %w", runID, err)
+	}
+	e.related = rel.state
+	// The database now says generation runID; make the nodes agree.
+	if err := e.cur().Commit(ctx, runID); err != nil {
+		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)
+	}
+	rep.Duration = time.Since(start) // the run counts as done when it is committed
+	if e.SaveInBackground {
+		// The in-memory index is current; the files only serve a restart, so
+		// the next run need not wait for them (slices are immutable once committed).
+		e.saving.Add(1)
+		go func() {
+			defer e.saving.Done()
+			e.save(runID, log)
+		}()
+	} else {
+		t = time.Now()
+		e.save(runID, log)
+		rep.Phases["save"] = time.Since(t)
+	}
+	rep.Changed = len(cs.changed)
+	rep.Deleted = len(out.Deleted)
+	rep.Recomputed = out.Recomputed
+	rep.Postings = out.Postings
+	rep.IndexBytes = out.IndexBytes
+	rep.RowsWritten = st.RowsWritten
+	rep.Failed = out.Failed()
+	rep.Indexed = len(out.Docs) - rep.Failed
+	ev := log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
+		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
+		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Int("nodes", rep.Nodes)
+	if e.remote != nil {
+		countBytes()
+		ev = ev.Int64("bytes_to_nodes", rep.BytesToNodes).Int64("bytes_from_nodes", rep.BytesFromNodes)
+		if rep.Changed > 0 {
+			ev = ev.Int64("bytes_per_changed_doc", (rep.BytesToNodes+rep.BytesFromNodes)/int64(rep.Changed))
+		}
+	}
+	ev.Msg("run committed")
+	if e.Observer != nil {
+		e.Observer.ObserveRun(rep)
+	}
+	return rep, nil
+}
+
+// compute reads the change log, plans the run and lets the master compute it.
+func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunReport) (*cluster.Outcome, *changeSet, error) {
+	t := time.Now()
+	cs, err := readChanges(ctx, e.pool)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan := cluster.Plan{
+		Run: runID, Full: full, Params: e.cfg.Params(),
+		DFCap: e.cfg.Engine.DFCap, MinShared: e.minShared,
+		TopK: e.cfg.Engine.TopK, BatchSize: e.cfg.Engine.BatchSize,
+	}
+	if full {
+		plan.Upsert, err = liveDocuments(ctx, e.pool)
+	} else {
+		plan.Upsert, plan.Delete, err = classify(ctx, e.pool, cs.changed)
+		if err == nil {
+			plan.Holes, err = holes(ctx, e.pool, cs, e.cfg.Engine.TopK)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Phases["plan"] = time.Since(t)
+	t = time.Now()
+	src := &pgSource{pool: e.pool, run: runID, opt: e.cfg.ExtractOptions(), extract: e.extract}
+	out, err := e.cur().Run(ctx, plan, src)
+	rep.Phases["compute"] = time.Since(t)
+	return out, cs, err
+}
+
+// prepare cleans up after runs that died: their rows in runs say 'running' and
+// their staged texts linger. The caller holds the master lock, so no run is alive.
+func (e *Engine) prepare(ctx context.Context) error {
+	if e.instance == "" {
+		id, err := databaseIdentity(ctx, e.pool)
+		if err != nil {
+			return err
+		}
+		e.instance = id
+	}
+	if _, err := e.pool.Exec(ctx, `
+		update runs set status = 'aborted', finished_at = coalesce(finished_at, clock_timestamp()),
+			error = coalesce(error, 'the process running it stopped before it committed')
+		where status = 'running'`); err != nil {
+		return fmt.Errorf("mark interrupted runs: %w", err)
+	}
+	if _, err := e.pool.Exec(ctx, `truncate plagd_text_stage`); err != nil {
+		return fmt.Errorf("clear text stage: %w", err)
+	}
+	return nil
+}
+
+// ensureIndex makes the master hold the committed generation, loading it from
+// disk if needed. It returns why a full run is needed, or "".
+func (e *Engine) ensureIndex(committed int64) string {
+	if committed == 0 {
+		return "no run has been committed yet"
+	}
+	if e.cur().Generation() == committed {
+		return ""
+	}
+	if e.files != nil {
+		docs, states, err := e.store.loadDisk(committed, e.instance, e.cfg.Params())
+		if err == nil {
+			err = e.cur().InstallDisk(docs, e.files, states, committed)
+		}
+		if err != nil {
+			return fmt.Sprintf("index generation %d unusable: %v", committed, err)
+		}
+		e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded (base slices stay on disk)")
+		return ""
+	}
+	docs, states, err := e.store.load(committed, e.instance, e.cfg.Params())
+	if err != nil {
+		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
+	}
+	if err := e.cur().Install(docs, states, committed); err != nil {
+		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
+	}
+	e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded")
+	return ""
+}
+
+// abort discards the run on the master and its nodes, giving unreachable
+// nodes a bounded time: a node that does not answer keeps its committed
+// slice, and its run state is dropped by its next Begin.
+func (e *Engine) abort(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	defer cancel()
+	e.cur().Abort(ctx)
+}
+
+// abortTimeout bounds Engine.abort.
+const abortTimeout = 10 * time.Second
+
+// WaitSaved blocks until background index saves have finished.
+func (e *Engine) WaitSaved() { e.saving.Wait() }
+
+// save persists generation gen unless a newer run has committed meanwhile (its
+// own save supersedes this one). Failure is logged, not returned: the results
+// are committed; a restart without the files runs in full.
+func (e *Engine) save(gen int64, log zerolog.Logger) {
+	e.saveMu.Lock()
+	defer e.saveMu.Unlock()
+	if e.cur().Generation() != gen {
+		return
+	}
+	t := time.Now()
+	if err := e.persist(gen); err != nil {
+		log.Error().Err(err).Str("data_dir", e.cfg.DataDir).Msg("saving the index failed; after a restart the next run will be full")
+		return
+	}
+	log.Debug().Dur("took", time.Since(t)).Msg("index saved")
+}
+
+// persist saves the master's committed index and drops older generations.
+func (e *Engine) persist(gen int64) error {
+	nodes := e.cur().Nodes()
+	if e.files != nil {
+		ds := make([]*cluster.DiskState, len(nodes))
+		for i, n := range nodes {
+			var g int64
+			var ok bool
+			if d, isDisk := n.(cluster.DiskStater); isDisk {
+				ds[i], g, ok = d.DiskState()
+			}
+			if !ok {
+				return fmt.Errorf("node %d has no disk copy", i)
+			}
+			if g != gen {
+				return fmt.Errorf("node %d holds generation %d, not %d", i, g, gen)
+			}
+		}
+		return e.store.save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), diskRanges(ds))
+	}
+	states := make([]*cluster.NodeState, len(nodes))
+	for i, n := range nodes {
+		st, g := n.Snapshot()
+		if g != gen {
+			return fmt.Errorf("node %d holds generation %d, not %d", i, g, gen)
+		}
+		states[i] = st
+	}
+	return e.store.save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), memRanges(states))
+}
+
+// resolveMinShared fixes min_shared for this run: the configured value, or
+// config.AutoMinShared of the live archive when it is 0.
+func (e *Engine) resolveMinShared(ctx context.Context) error {
+	if e.cfg.Engine.MinShared > 0 {
+		e.minShared = e.cfg.Engine.MinShared
+		return nil
+	}
+	var n int
+	if err := e.pool.QueryRow(ctx, `select count(*) from documents where deleted_at is null`).Scan(&n); err != nil {
+		return fmt.Errorf("count documents: %w", err)
+	}
+	e.minShared = config.AutoMinShared(n)
+	return nil
+}
+
+// MinShared is the min_shared the last run used (resolving auto).
+func (e *Engine) MinShared() int { return max(e.minShared, 1) }
+
+// settings describes everything the stored results depend on.
+func (e *Engine) settings() string {
+	p := e.cfg.Params()
+	return fmt.Sprintf("window_words=%d extra_window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d",
+		p.WindowWords, p.ExtraWindowWords, p.ChunkBits, p.StripDiacritics, invindex.HashVersion,
+		e.minShared, e.cfg.Engine.TopK, e.cfg.Engine.DFCap)
+}
+
+// committedSettings returns the settings run id was computed with.
+func committedSettings(ctx context.Context, q store.Querier, id int64) (string, error) {
+	var s *string
+	if err := q.QueryRow(ctx, `select settings from runs where id = $1`, id).Scan(&s); err != nil {
+		return "", fmt.Errorf("read settings of run %d: %w", id, err)
+	}
+	return store.Deref(s), nil
+}
+
+// startRun records a run in progress and returns its ID.
+func startRun(ctx context.Context, pool *pgxpool.Pool, kind, settings string) (int64, error) {
+	host, _ := os.Hostname()
+	var id int64
+	err := pool.QueryRow(ctx, `insert into runs (kind, status, host, pid, settings) values ($1, 'running', $2, $3, $4) returning id`,
+		kind, host, os.Getpid(), settings).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("record run: %w", err)
+	}
+	return id, nil
+}
+
+// committedAnyway reports whether run id is committed although its COMMIT
+// returned err: the connection can drop after PostgreSQL committed and
+// before it answered. The database is then the truth, and the run goes on
+// as committed.
+func committedAnyway(ctx context.Context, pool *pgxpool.Pool, id int64, err error, log zerolog.Logger) bool {
+	var status string
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if pool.QueryRow(qctx, `select status from runs where id = $1`, id).Scan(&status) != nil || status != "committed" {
+		return false
+	}
+	log.Warn().Err(err).Int64("run", id).Msg("the commit's answer was lost, but the database holds the run as committed")
+	return true
+}
+
+// failRun records why a run did not commit. It never touches a run the
+// database holds as committed.
+func failRun(ctx context.Context, pool *pgxpool.Pool, id int64, cause error, log zerolog.Logger) {
+	status := "failed"
+	if errors.Is(cause, context.Canceled) || errors.Is(cause, ErrAbandoned) {
+		status = "aborted"
+	}
+	log.Error().Err(cause).Str("status", status).Msg("run did not commit; the previous run stays current")
+	if _, err := pool.Exec(ctx, `update runs set status = $2, finished_at = clock_timestamp(), error = $3 where id = $1 and status <> 'committed'`,
+		id, status, cause.Error()); err != nil {
+		log.Error().Err(err).Msg("recording the failed run")
+	}
+	if _, err := pool.Exec(ctx, `delete from plagd_text_stage where run_id = $1`, id); err != nil {
+		log.Warn().Err(err).Msg("clearing the failed run's staged texts")
+	}
+}
+
+// nothingPending reports whether the change log is empty.
+func nothingPending(ctx context.Context, q store.Querier) (bool, error) {
+	var any bool
+	if err := q.QueryRow(ctx, `select exists (select 1 from plagd_changes)`).Scan(&any); err != nil {
+		return false, fmt.Errorf("read change log: %w", err)
+	}
+	return !any, nil
+}

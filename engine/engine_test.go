@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/plagd/plagd/config"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/internal/enginetest"
+	"github.com/plagd/plagd/internal/pgtest"
+)
+
+func mustRun(t testing.TB, e *Engine, full bool) RunReport {
+	t.Helper()
+	rep, err := e.Run(context.Background(), full)
+	if err != nil {
+		t.Fatalf("run (full=%v): %v", full, err)
+	}
+	return rep
+}
+
+func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, when string) []enginetest.SimRow {
+	t.Helper()
+	got, want := enginetest.Stored(t, pool), enginetest.Reference(t, pool, cfg)
+	if d := enginetest.DiffRows(got, want); d != "" {
+		t.Fatalf("%s: similarities differ from the reference (%d rows stored, %d expected):\n%s", when, len(got), len(want), d)
+	}
+	checkSimhashes(t, pool, cfg, when)
+	checkRelated(t, pool, cfg, when)
+	checkRouting(t, pool, when)
+	return got
+}
+
+// TestEngine_IncrementalEqualsFull is the design's first invariant (incremental equals full): after any
+// sequence of adds, modifications and deletions, incremental runs leave the
+// table equal, row for row, to the reference and to a full recomputation, for
+// any number of nodes.
+func TestEngine_IncrementalEqualsFull(t *testing.T) {
+	for _, k := range []int{1, 2, 4} {
+		t.Run("nodes="+strconv.Itoa(k), func(t *testing.T) {
+			seed := enginetest.Seed(t)
+			url := pgtest.NewDB(t)
+			pool := pgtest.Pool(t, url)
+			cfg := enginetest.Config(t, url, k)
+			e := NewEngine(cfg, pool, enginetest.Logger(t))
+			m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 7))}
+			for i := 0; i < 25; i++ {
+				m.Step()
+			}
+			if rep := mustRun(t, e, false); rep.Kind != "full" {
+				t.Fatalf("first run is %s, want full (no index yet)", rep.Kind)
+			}
+			checkAgainstReference(t, pool, cfg, "after the first run")
+			holes := 0
+			for run := 0; run < 12; run++ {
+				for i := m.Rng.IntN(8); i >= 0; i-- {
+					m.Step()
+				}
+				rep := mustRun(t, e, false)
+				if rep.Kind != "incremental" && rep.Kind != "none" {
+					t.Fatalf("run %d is %s (%s), want incremental", run, rep.Kind, rep.Reason)
+				}
+				holes += rep.Recomputed - rep.Indexed
+				checkAgainstReference(t, pool, cfg, "after incremental run "+strconv.Itoa(run))
+			}
+			incr := enginetest.Stored(t, pool)
+			mustRun(t, e, true)
+			enginetest.CheckSimilarityKeys(t, pool)
+			if d := enginetest.DiffRows(enginetest.Stored(t, pool), incr); d != "" {
+				t.Fatalf("full run differs from the incremental result:\n%s", d)
+			}
+			if holes == 0 {
+				t.Logf("no unchanged list was recomputed in this sequence (seed %d)", seed)
+			}
+		})
+	}
+}
+
+// TestEngine_ExtraWindows: with the extra chunk kind on, incremental runs
+// stay equal to the reference and to a full run.
+func TestEngine_ExtraWindows(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	cfg.Engine.ExtraWindowWords = 3
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 13))}
+	for i := 0; i < 20; i++ {
+		m.Step()
+	}
+	mustRun(t, e, false)
+	for run := 0; run < 6; run++ {
+		for i := m.Rng.IntN(6); i >= 0; i-- {
+			m.Step()
+		}
+		mustRun(t, e, false)
+		checkAgainstReference(t, pool, cfg, "extra windows, run "+strconv.Itoa(run))
+	}
+	incr := enginetest.Stored(t, pool)
+	mustRun(t, e, true)
+	if d := enginetest.DiffRows(enginetest.Stored(t, pool), incr); d != "" {
+		t.Fatalf("full run differs from the incremental result:\n%s", d)
+	}
+}
+
+// TestEngine_DFCap checks exactness when chunks cross the document-frequency cap.
+func TestEngine_DFCap(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	cfg.Engine.DFCap = 3
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 9))}
+	boiler := m.C.Words(30)
+	for i := 0; i < 10; i++ {
+		m.Step()
+	}
+	mustRun(t, e, false)
+	for run := 0; run < 10; run++ {
+		for i := m.Rng.IntN(5); i >= 0; i-- {
+			m.Step()
+		}
+		// A template paragraph comes and goes, pushing its chunks across the cap.
+		if _, err := pool.Exec(context.Background(), `insert into documents (external_id, text) values ($1, $2)`,
+			"tpl-"+strconv.Itoa(run), m.C.Text()+"\n"+boiler); err != nil {
+			t.Fatal(err)
+		}
+		if id, ok := m.Pick("external_id like 'tpl-%' and deleted_at is null"); ok && m.Rng.IntN(2) == 0 {
+			pgtest.Exec(t, pool, `delete from documents where id = $1`, id)
+		}
+		mustRun(t, e, false)
+		checkAgainstReference(t, pool, cfg, "df cap, run "+strconv.Itoa(run))
+	}
+}
+
+// TestEngine_RestartLoadsIndex checks that a new engine (a restarted process)
+// continues incrementally from the saved index, and that a damaged or foreign
+// index makes it run in full with the right results.
+func TestEngine_RestartLoadsIndex(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 3))}
+	for i := 0; i < 20; i++ {
+		m.Step()
+	}
+	bg := NewEngine(cfg, pool, enginetest.Logger(t))
+	bg.SaveInBackground = true // as the daemon does
+	mustRun(t, bg, false)
+	bg.WaitSaved()
+	m.Add()
+	m.Add()
+	if rep := mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false); rep.Kind != "incremental" {
+		t.Fatalf("after restart: %s run (%s), want incremental from the saved index", rep.Kind, rep.Reason)
+	}
+	checkAgainstReference(t, pool, cfg, "after restart")
+
+	// Same data dir, other node count: the slices are re-split, still incremental.
+	cfg4 := cfg
+	cfg4.Engine.Nodes = 4
+	m.Add()
+	if rep := mustRun(t, NewEngine(cfg4, pool, enginetest.Logger(t)), false); rep.Kind != "incremental" {
+		t.Fatalf("with 4 nodes: %s run (%s), want incremental", rep.Kind, rep.Reason)
+	}
+	checkAgainstReference(t, pool, cfg4, "after re-split")
+
+	// Corrupt a base slice only (the generation's own files stay intact): the
+	// next run must notice and run in full.
+	bases, _ := filepath.Glob(filepath.Join(cfg.DataDir, "slices", "*.idx"))
+	if len(bases) == 0 {
+		t.Fatal("no base slice files in the data directory")
+	}
+	b, _ := os.ReadFile(bases[0])
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(bases[0], b, 0o644)
+	m.Add()
+	if rep := mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false); rep.Kind != "full" {
+		t.Fatalf("with a corrupt index: %s run, want full", rep.Kind)
+	}
+	checkAgainstReference(t, pool, cfg, "after corrupt index")
+
+	// Changed parameters invalidate the index too.
+	cfgP := cfg
+	cfgP.Engine.WindowWords = 4
+	m.Add()
+	if rep := mustRun(t, NewEngine(cfgP, pool, enginetest.Logger(t)), false); rep.Kind != "full" {
+		t.Fatalf("with other parameters: %s run, want full", rep.Kind)
+	}
+	checkAgainstReference(t, pool, cfgP, "after parameter change")
+
+	// So do settings that change the lists without changing the index.
+	cfgK := cfgP
+	cfgK.Engine.TopK = 2
+	m.Add()
+	if rep := mustRun(t, NewEngine(cfgK, pool, enginetest.Logger(t)), false); rep.Kind != "full" || !strings.Contains(rep.Reason, "top_k=2") {
+		t.Fatalf("with another top_k: %s run (%s), want full", rep.Kind, rep.Reason)
+	}
+	checkAgainstReference(t, pool, cfgK, "after top_k change")
+}

@@ -1,0 +1,427 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/internal/enginetest"
+	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/store"
+)
+
+// passageCorpus is a small archive with known copies: the essay copies one
+// passage of each source, the second of them inside quotation marks, and
+// ends with a bibliography that lists the sources.
+type passageCorpus struct {
+	essay, src1, src2, other  string
+	copied1, copied2, quoted2 string
+}
+
+func newPassageCorpus(seed uint64) passageCorpus {
+	c := newWordGen(seed)
+	var pc passageCorpus
+	s1, s2 := c.words("s", 300), c.words("t", 300)
+	w1, w2 := strings.Fields(s1), strings.Fields(s2)
+	pc.copied1 = strings.Join(w1[100:160], " ")
+	pc.copied2 = strings.Join(w2[50:90], " ")
+	pc.quoted2 = "“" + pc.copied2 + "”"
+	pc.src1, pc.src2, pc.other = s1, s2, c.words("o", 300)
+	pc.essay = c.words("e", 150) + "\n\n" + pc.copied1 + ".\n\n" + c.words("e", 150) + " as the author wrote, " + pc.quoted2 +
+		" and then " + c.words("e", 200) + "\n\nReferences\n" + c.words("e", 40) + "\n"
+	return pc
+}
+
+// wordGen makes texts of made-up words, uniform over a large vocabulary,
+// each text kind with its own first letter: texts share words only where
+// a test copies them, so passages have exactly the expected ends.
+type wordGen struct{ rng *rand.Rand }
+
+func newWordGen(seed uint64) *wordGen { return &wordGen{rand.New(rand.NewPCG(seed, 5))} }
+
+func (g *wordGen) words(prefix string, n int) string {
+	const letters = "abcdefghijklmnoprstuvzčšžá"
+	ls := []rune(letters)
+	ws := make([]string, n)
+	for i := range ws {
+		w := []rune(prefix)
+		for k := 2 + g.rng.IntN(6); k > 0; k-- {
+			w = append(w, ls[g.rng.IntN(len(ls))])
+		}
+		ws[i] = string(w)
+	}
+	return strings.Join(ws, " ")
+}
+
+func insertDoc(t testing.TB, pool *pgxpool.Pool, ext, text string) int64 {
+	t.Helper()
+	var id int64
+	if err := pool.QueryRow(context.Background(), `insert into documents (external_id, title, text) values ($1, $1, $2) returning id`,
+		ext, text).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func findSource(rep Report, id int64) *SourceReport {
+	for i := range rep.Sources {
+		if rep.Sources[i].ID == id {
+			return &rep.Sources[i]
+		}
+	}
+	return nil
+}
+
+// checkPassage asserts that s has exactly one passage, cutting want out of
+// the document and out of the source.
+func checkPassage(t *testing.T, rep Report, s *SourceReport, want string) {
+	t.Helper()
+	if s == nil {
+		t.Fatalf("source missing from the report")
+	}
+	if len(s.Passages) != 1 {
+		t.Fatalf("source %d: %d passages, want 1: %+v", s.ID, len(s.Passages), s.Passages)
+	}
+	p := s.Passages[0]
+	if a, b := rep.Text[p.AStart:p.AEnd], s.Text[p.BStart:p.BEnd]; a != want || b != want {
+		t.Fatalf("source %d: passage\n doc %q\n src %q\nwant %q", s.ID, a, b, want)
+	}
+}
+
+func TestPassages(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	pc := newPassageCorpus(seed)
+	essay := insertDoc(t, pool, "essay", pc.essay)
+	src1 := insertDoc(t, pool, "src1", pc.src1)
+	src2 := insertDoc(t, pool, "src2", pc.src2)
+	insertDoc(t, pool, "other", pc.other)
+	mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false)
+	ctx := context.Background()
+
+	// Nothing excluded: both copies count.
+	rep, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sources) != 2 || rep.Doc != essay || rep.Chunks == 0 {
+		t.Fatalf("report: doc %d, %d chunks, sources %+v; want the two sources", rep.Doc, rep.Chunks, rep.Sources)
+	}
+	s1, s2 := findSource(rep, src1), findSource(rep, src2)
+	checkPassage(t, rep, s1, pc.copied1)
+	checkPassage(t, rep, s2, pc.copied2)
+	if s1.Similarity <= 0 || s1.Reverse <= 0 || s1.Shared == 0 {
+		t.Fatalf("source 1 figures: %+v", s1)
+	}
+	cov := func(text string, parts ...string) float64 {
+		var rs []invindex.Range
+		for _, p := range parts {
+			i := strings.Index(text, p)
+			rs = append(rs, invindex.Range{Start: i, End: i + len(p)})
+		}
+		return invindex.Coverage(text, rs, nil)
+	}
+	if want := cov(rep.Text, pc.copied1); !near(s1.CoverageA, want) {
+		t.Errorf("coverage of the essay by source 1: %v, want %v", s1.CoverageA, want)
+	}
+	if want := cov(s1.Text, pc.copied1); !near(s1.CoverageB, want) {
+		t.Errorf("coverage of source 1 by the essay: %v, want %v", s1.CoverageB, want)
+	}
+	if want := cov(rep.Text, pc.copied1, pc.copied2); !near(rep.Coverage, want) {
+		t.Errorf("overall coverage %v, want %v", rep.Coverage, want)
+	}
+
+	// Quotations excluded: the quoted copy is no evidence and counts for nothing.
+	rep, err = Passages(ctx, pool, cfg, essay, 0, DefaultPassageOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := findSource(rep, src2); s == nil || len(s.Passages) != 0 || s.CoverageA != 0 {
+		t.Fatalf("quoted source with quotations excluded: %+v", s)
+	}
+	if len(rep.Excluded) < 2 {
+		t.Fatalf("excluded ranges %v: want the quotation and the bibliography", rep.Excluded)
+	}
+	excluded := invindex.ExcludedRanges(rep.Text, invindex.AllExclusions())
+	i := strings.Index(rep.Text, pc.copied1)
+	want := invindex.Coverage(rep.Text, []invindex.Range{{Start: i, End: i + len(pc.copied1)}}, excluded)
+	if !near(rep.Coverage, want) || rep.Coverage <= 0 {
+		t.Errorf("overall coverage with exclusions %v, want %v", rep.Coverage, want)
+	}
+
+	// The top-1 source only.
+	if rep, err = Passages(ctx, pool, cfg, essay, 1, PassageOptions{}); err != nil || len(rep.Sources) != 1 {
+		t.Fatalf("one source: %v, %+v", err, rep.Sources)
+	}
+	// A document without stored text.
+	pending := insertDoc(t, pool, "pending", pc.other)
+	if _, err := Passages(ctx, pool, cfg, pending, 0, PassageOptions{}); err == nil || !strings.Contains(err.Error(), "no stored text") {
+		t.Fatalf("pending document: %v", err)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// TestCheckText checks a text that is not in the archive from a fresh
+// engine, as plagd check does: it loads the saved index, finds the sources
+// with exact passages, and stores nothing.
+func TestCheckText(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	ctx := context.Background()
+	pc := newPassageCorpus(seed)
+
+	if _, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(ctx, pc.essay, 0, PassageOptions{}); !errors.Is(err, ErrNoIndex) {
+		t.Fatalf("before any run: %v, want ErrNoIndex", err)
+	}
+	src1 := insertDoc(t, pool, "src1", pc.src1)
+	src2 := insertDoc(t, pool, "src2", pc.src2)
+	insertDoc(t, pool, "other", pc.other)
+	mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false)
+
+	before := tableCounts(t, pool)
+	e := NewEngine(cfg, pool, enginetest.Logger(t)) // a new process: the index comes from the data dir
+	rep, err := e.CheckText(ctx, pc.essay, 0, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Doc != 0 || len(rep.Sources) != 2 || rep.Sources[0].ID != src1 {
+		t.Fatalf("sources %+v: want src1 (the longer copy) first, then src2", rep.Sources)
+	}
+	checkPassage(t, rep, findSource(rep, src1), pc.copied1)
+	checkPassage(t, rep, findSource(rep, src2), pc.copied2)
+	for _, s := range rep.Sources {
+		if s.Similarity != float64(s.Shared)/float64(rep.Chunks) || s.Reverse <= 0 || s.ExternalID == "" {
+			t.Fatalf("source figures %+v (query chunks %d)", s, rep.Chunks)
+		}
+	}
+	if after := tableCounts(t, pool); after != before {
+		t.Fatalf("check stored something: %s before, %s after", before, after)
+	}
+
+	// Defaults exclude the quotation: src2 has no passage left.
+	rep, err = e.CheckText(ctx, pc.essay, 1, DefaultPassageOptions())
+	if err != nil || len(rep.Sources) != 1 || len(rep.Sources[0].Passages) != 1 {
+		t.Fatalf("top 1 with exclusions: %v %+v", err, rep.Sources)
+	}
+}
+
+func tableCounts(t *testing.T, pool *pgxpool.Pool) string {
+	var docs, sims, runs, texts int
+	if err := pool.QueryRow(context.Background(), `select (select count(*) from documents), (select count(*) from similarities),
+		(select count(*) from runs), (select count(*) from document_texts)`).Scan(&docs, &sims, &runs, &texts); err != nil {
+		t.Fatal(err)
+	}
+	return strconv.Itoa(docs) + "/" + strconv.Itoa(sims) + "/" + strconv.Itoa(runs) + "/" + strconv.Itoa(texts)
+}
+
+// TestEngine_QueryEqualsRun: querying an indexed document's own text finds
+// the document itself with all its chunks, and every other document with
+// exactly the shared count its similarity rows say, for any node count and
+// after incremental runs (tombstones and deltas).
+func TestEngine_QueryEqualsRun(t *testing.T) {
+	for _, k := range []int{1, 3} {
+		t.Run("nodes="+strconv.Itoa(k), func(t *testing.T) {
+			seed := enginetest.Seed(t)
+			url := pgtest.NewDB(t)
+			pool := pgtest.Pool(t, url)
+			cfg := enginetest.Config(t, url, k)
+			cfg.Engine.TopK = 100
+			e := NewEngine(cfg, pool, enginetest.Logger(t))
+			m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 11))}
+			for i := 0; i < 20; i++ {
+				m.Step()
+			}
+			mustRun(t, e, false)
+			for i := 0; i < 6; i++ {
+				m.Step()
+			}
+			mustRun(t, e, false)
+			ctx := context.Background()
+			rows, err := pool.Query(ctx, `select t.doc_id, t.body from document_texts t order by t.doc_id`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := map[int64]string{}
+			for rows.Next() {
+				var id int64
+				var body string
+				rows.Scan(&id, &body)
+				texts[id] = body
+			}
+			rows.Close()
+			tok := invindex.NewTokenizer(cfg.Params())
+			for _, fresh := range []bool{false, true} {
+				q := e
+				if fresh {
+					q = NewEngine(cfg, pool, enginetest.Logger(t))
+				}
+				for id, body := range texts {
+					_, chunks, checks := tok.DocChunks(body)
+					got, err := q.Query(ctx, chunks, checks, 1000)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sims, err := store.Similar(ctx, pool, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := map[int64]int{id: len(chunks)}
+					for _, s := range sims {
+						want[s.OtherID] = s.Shared
+					}
+					gotM := map[int64]int{}
+					for _, g := range got {
+						gotM[g.ID] = g.Shared
+					}
+					for other, n := range want {
+						if gotM[other] != n {
+							t.Fatalf("fresh=%v doc %d: query shares %d with %d, run says %d (query %v)", fresh, id, gotM[other], other, n, got)
+						}
+					}
+					if len(gotM) != len(want) {
+						t.Fatalf("fresh=%v doc %d: query found %v, run %v", fresh, id, gotM, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCheckText_SuppressesTemplates: with a df cap, a template paragraph
+// that many documents share gives neither similarity nor passages.
+func TestCheckText_SuppressesTemplates(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	cfg.Engine.DFCap = 2
+	c := newWordGen(seed)
+	template := c.words("t", 40)
+	for i := 0; i < 4; i++ {
+		insertDoc(t, pool, "tpl-"+strconv.Itoa(i), c.words("d"+strconv.Itoa(i), 100)+"\n\n"+template+"\n\n"+c.words("d"+strconv.Itoa(i), 100))
+	}
+	src := c.words("s", 200)
+	srcID := insertDoc(t, pool, "src", src)
+	mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false)
+	copied := strings.Join(strings.Fields(src)[20:80], " ")
+	rep, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(context.Background(), template+"\n\n"+c.words("e", 50)+"\n\n"+copied, 0, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sources) != 1 || rep.Sources[0].ID != srcID {
+		t.Fatalf("sources %+v: want only the real source", rep.Sources)
+	}
+	checkPassage(t, rep, &rep.Sources[0], copied)
+}
+
+// BenchmarkBuildReport is the CPU part of a passage report (tokenising the
+// document and its 100 sources, aligning, exclusions, coverage) with the
+// workers buildReport runs, for an essay and a thesis; every fourth source
+// holds four passages of the document.
+func BenchmarkBuildReport(b *testing.B) {
+	for _, c := range []struct {
+		name             string
+		docWords, srcLen int
+	}{{"essay", 3000, 3000}, {"thesis", 100_000, 20_000}} {
+		b.Run(c.name, func(b *testing.B) {
+			g := newWordGen(1)
+			doc := strings.Fields(g.words("", c.docWords))
+			srcs := make([]SourceReport, 100)
+			for i := range srcs {
+				s := strings.Fields(g.words("", c.srcLen))
+				if i%4 == 0 {
+					for k := 0; k < 4; k++ {
+						n := 40 + g.rng.IntN(81)
+						from, at := g.rng.IntN(len(doc)-n), g.rng.IntN(len(s)-n)
+						copy(s[at:at+n], doc[from:from+n])
+					}
+				}
+				srcs[i].Text = strings.Join(s, " ")
+			}
+			text := strings.Join(doc, " ")
+			b.ReportAllocs()
+			for b.Loop() {
+				rep := buildReport(context.Background(), invindex.DefaultParams(), text, slices.Clone(srcs), DefaultPassageOptions())
+				if rep.Coverage == 0 {
+					b.Fatal("nothing found")
+				}
+			}
+		})
+	}
+}
+
+// TestPassages_HeadersAndFilter: the report carries the headers of the
+// document and of its sources, restricted flags included, and filtering the
+// raw report gives what Passages gives with the same exclusions, without
+// aligning again; CheckText's raw report filters the same way.
+func TestPassages_HeadersAndFilter(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 1)
+	pc := newPassageCorpus(seed)
+	ctx := context.Background()
+	essay := insertDoc(t, pool, "essay", pc.essay)
+	src1 := insertDoc(t, pool, "src1", pc.src1)
+	src2 := insertDoc(t, pool, "src2", pc.src2)
+	if _, err := pool.Exec(ctx, `update documents set author = 'A. Student', kind = 'essay', year = 2024, title = 'My essay' where id = $1`, essay); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `update documents set author = 'B. Scholar', kind = 'thesis', year = 2019, restricted = true where id = $1`, src1); err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	mustRun(t, e, false)
+
+	raw, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Title != "My essay" || raw.Author != "A. Student" || raw.Kind != "essay" || raw.Year != 2024 || raw.Restricted || raw.ExternalID != "essay" {
+		t.Fatalf("document header %+v", raw)
+	}
+	s1, s2 := findSource(raw, src1), findSource(raw, src2)
+	if s1 == nil || s2 == nil || s1.Author != "B. Scholar" || s1.Kind != "thesis" || s1.Year != 2019 || !s1.Restricted || s2.Restricted || s1.ExternalID != "src1" {
+		t.Fatalf("source headers %+v / %+v", s1, s2)
+	}
+	for _, ex := range []invindex.Exclusions{{}, invindex.AllExclusions(), {Quotes: true}, {Bibliography: true}} {
+		want, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{Exclusions: ex})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameReport(t, "Passages filtered afterwards", raw.Filter(ReportFilter{Exclusions: ex}), want)
+	}
+	// Leaving out source 1 leaves source 2's copy, quoted: nothing with quotes excluded.
+	f := raw.Filter(ReportFilter{ExcludeSources: []int64{src1}, Exclusions: invindex.AllExclusions()})
+	if len(f.Sources) != 1 || f.Sources[0].ID != src2 || f.Coverage != 0 {
+		t.Fatalf("source 1 excluded, quotes excluded: coverage %v, sources %+v", f.Coverage, f.Sources)
+	}
+	if _, err := Passages(ctx, pool, cfg, insertDoc(t, pool, "new", pc.other), 0, PassageOptions{}); !errors.Is(err, ErrNoText) {
+		t.Fatalf("pending document: %v, want ErrNoText", err)
+	}
+
+	rawCheck, err := e.CheckText(ctx, pc.essay, 0, PassageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := findSource(rawCheck, src1); s == nil || !s.Restricted || s.Author != "B. Scholar" || s.Year != 2019 {
+		t.Fatalf("check source header %+v", s)
+	}
+	want, err := e.CheckText(ctx, pc.essay, 0, DefaultPassageOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameReport(t, "CheckText filtered afterwards", rawCheck.Filter(ReportFilter{Exclusions: invindex.AllExclusions()}), want)
+}

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/store"
+)
+
+// ErrNoIndex is returned by Engine.Query when there is no index to query:
+// no run has committed yet, or the committed generation's files are not in
+// the data directory (a different host, or a lost directory). A run
+// (plagd run, or the daemon's next run) rebuilds them.
+var ErrNoIndex = errors.New("no usable index")
+
+// QueryMatch is an indexed document sharing chunks with a query text.
+type QueryMatch struct {
+	ID     int64 // documents.id
+	Shared int   // chunks shared with the query text
+	Chunks int   // the document's own chunk count, the denominator of its similarity
+}
+
+// Query counts the chunks (sorted, distinct, with their fingerprints, as
+// invindex.Tokenizer.DocChunks returns them) of a text that is not in the
+// archive against the committed index, as a run counts a document, and
+// returns the top documents: at least engine.min_shared shared chunks,
+// most shared first, ties by documents.id, at most top of them (top <= 0:
+// engine.top_k). Chunks over engine.df_cap are not counted, as in a run;
+// the cap compares the df of the archive alone, without the query text.
+//
+// With remote nodes each node counts its range (cluster.Querier, the Query
+// RPC) and the master sums the partial counts; the master's copy of a range
+// answers only for a node that cannot.
+//
+// Nothing is stored. The engine loads the committed index from the data
+// directory if it holds none yet (ErrNoIndex when that fails); an engine
+// that holds an index queries the generation it holds, which is what the
+// daemon last committed. Loading must not overlap a Run; querying a held
+// index may, since committed node states are immutable.
+func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top int) ([]QueryMatch, error) {
+	if len(chunks) != len(checks) {
+		return nil, fmt.Errorf("query: %d chunks but %d fingerprints", len(chunks), len(checks))
+	}
+	if err := e.loadIndex(ctx); err != nil {
+		return nil, err
+	}
+	if top <= 0 {
+		top = e.cfg.Engine.TopK
+	}
+	docs := e.cur().Docs()
+	// A DocID no posting holds: the query is counted against every posting.
+	self := docs.MaxID()
+	c := invindex.NewCounter(docs.MaxID())
+	// In-process nodes count into c directly. Nodes in other processes
+	// (cluster.Querier, a Mirrored remote) count their range themselves,
+	// concurrently, and send back partial counts, which c sums: the slices
+	// are read where they live, not from the master's copy.
+	type remoteQuery struct {
+		q     cluster.Querier
+		query cluster.Query
+		pairs []invindex.Pair
+	}
+	var remote []*remoteQuery
+	for i, n := range e.cur().Nodes() {
+		if i%4 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		lo, hi := n.Range()
+		a, _ := slices.BinarySearch(chunks, uint32(lo)) // lo < hi <= 2^32
+		b := len(chunks)
+		if hi < 1<<32 {
+			b, _ = slices.BinarySearch(chunks, uint32(hi))
+		}
+		if q, ok := n.(cluster.Querier); ok {
+			if _, local := n.(*cluster.LocalNode); !local {
+				remote = append(remote, &remoteQuery{q: q, query: cluster.Query{Gen: cluster.AnyGen, Self: self,
+					Chunks: chunks[a:b], Checks: checks[a:b], DFCap: e.cfg.Engine.DFCap}})
+				continue
+			}
+		}
+		st, _ := n.Snapshot()
+		st.Count(c, self, chunks[a:b], checks[a:b], e.cfg.Engine.DFCap)
+	}
+	if len(remote) > 0 {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(16)
+		for _, r := range remote {
+			g.Go(func() (err error) {
+				r.pairs, err = r.q.Query(gctx, r.query)
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return nil, fmt.Errorf("query: %w", err)
+		}
+		for _, r := range remote {
+			c.Add(r.pairs)
+		}
+	}
+	if e.minShared == 0 {
+		if err := e.resolveMinShared(ctx); err != nil {
+			return nil, err
+		}
+	}
+	pairs := c.Drain(nil, uint32(e.MinShared()))
+	matches := make([]invindex.Match, len(pairs))
+	for i, p := range pairs {
+		matches[i] = invindex.Match{Other: docs.Ext(p.Other), Shared: p.Shared}
+	}
+	matches = invindex.TopK(matches, top)
+	out := make([]QueryMatch, len(matches))
+	for i, m := range matches {
+		d, _ := docs.Lookup(m.Other)
+		out[i] = QueryMatch{ID: m.Other, Shared: int(m.Shared), Chunks: int(docs.Chunks(d))}
+	}
+	return out, nil
+}
+
+// Suppressor returns a predicate for invindex.AlignOptions.Suppress that
+// rejects the windows whose chunk is over engine.df_cap in the committed
+// index (template text, faculty boilerplate), so that passages agree with
+// the similarities, which do not count those chunks either. It returns nil
+// when there is no cap. Like Query, it loads the index if the engine holds
+// none. The predicate is safe for concurrent use.
+func (e *Engine) Suppressor(ctx context.Context) (func(key uint64) bool, error) {
+	capDF := e.cfg.Engine.DFCap
+	if capDF <= 0 {
+		return nil, nil
+	}
+	if err := e.loadIndex(ctx); err != nil {
+		return nil, err
+	}
+	nodes := e.cur().Nodes()
+	bounds := make([]uint64, len(nodes))
+	states := make([]*cluster.NodeState, len(nodes))
+	for i, n := range nodes {
+		bounds[i], _ = n.Range()
+		states[i], _ = n.Snapshot()
+	}
+	return func(key uint64) bool {
+		chunk := invindex.KeyChunk(key)
+		i, found := slices.BinarySearch(bounds, uint64(chunk))
+		if !found {
+			i--
+		}
+		return i >= 0 && states[i].DF(chunk) > capDF
+	}, nil
+}
+
+// loadIndex makes the engine hold an index, loading the committed
+// generation from the data directory if it holds none.
+func (e *Engine) loadIndex(ctx context.Context) error {
+	if e.cur().Generation() != 0 {
+		return nil
+	}
+	gen, err := store.LastCommittedRun(ctx, e.pool)
+	if err != nil {
+		return err
+	}
+	if gen == 0 {
+		return fmt.Errorf("%w: no run has been committed yet (plagd run builds the index)", ErrNoIndex)
+	}
+	if e.instance == "" {
+		id, err := databaseIdentity(ctx, e.pool)
+		if err != nil {
+			return err
+		}
+		e.instance = id
+	}
+	if reason := e.ensureIndex(gen); reason != "" {
+		return fmt.Errorf("%w in data directory %s: %s (the daemon's data directory holds it; otherwise plagd run rebuilds it)",
+			ErrNoIndex, e.cfg.DataDir, reason)
+	}
+	return nil
+}

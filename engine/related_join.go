@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/plagd/plagd/cluster/remote"
+	"github.com/plagd/plagd/related"
+)
+
+// joinRelated runs a related-documents join on the cluster's node processes
+// when the run uses remote nodes, on this process's cores otherwise. The
+// queries are split into one contiguous slice per node and each node joins
+// its slice with the whole data set (a query's list does not depend on the
+// other queries, so the lists equal those of one join in one place: the
+// reference tests run on remote nodes check it). A node that fails is
+// replaced by the master computing its slice: the result is the same, only
+// slower, so a run is not lost to it. When ctx ends the join stops within
+// about one task and returns ctx's error.
+func (e *Engine) joinRelated(ctx context.Context, j remote.RelatedJob) ([][]related.Neighbor, error) {
+	clients := e.relatedClients()
+	if len(clients) == 0 || len(j.Queries) < len(clients) {
+		return remote.RunRelated(ctx, j)
+	}
+	out := make([][]related.Neighbor, len(j.Queries))
+	var g errgroup.Group
+	for i, c := range clients {
+		lo, hi := i*len(j.Queries)/len(clients), (i+1)*len(j.Queries)/len(clients)
+		part := j
+		part.Queries = j.Queries[lo:hi]
+		if j.Same != nil {
+			part.Same = j.Same[lo:hi]
+		}
+		g.Go(func() error {
+			lists, err := c.Related(ctx, part)
+			switch {
+			case err == nil:
+				e.relatedRemote.Add(int64(hi - lo))
+			case ctx.Err() != nil:
+				return context.Cause(ctx)
+			default:
+				e.log.Warn().Err(err).Int("queries", hi-lo).Msg("related join on a node failed; the master computes its share")
+				if lists, err = remote.RunRelated(ctx, part); err != nil {
+					return err
+				}
+			}
+			copy(out[lo:hi], lists)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// relatedClients are the remote nodes of the current master (none with
+// in-process nodes).
+func (e *Engine) relatedClients() []*remote.Client {
+	r := e.remote
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*remote.Client
+	for _, a := range r.up {
+		if c := r.clients[a]; c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/internal/enginetest"
+	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/related"
+)
+
+// checkRelated: after a committed run (related.method exact), the stored
+// vectors are those of the indexed documents' stored texts under the
+// newest model, and the stored lists equal an exact self join of them,
+// row for row.
+func checkRelated(t testing.TB, pool *pgxpool.Pool, cfg config.Config, when string) {
+	t.Helper()
+	ctx := context.Background()
+	m, err := loadRelatedModel(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Version == 0 {
+		t.Fatalf("%s: no related-documents model after a committed run", when)
+	}
+	langs, _ := cfg.Related.Langs()
+	var ids []int64
+	var vecs []related.Vector
+	rows, _ := pool.Query(ctx, `select t.doc_id, t.body from document_texts t join documents d on d.id = t.doc_id
+		where d.deleted_at is null order by t.doc_id`)
+	var id int64
+	var body string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		_, terms := related.Analyze(body, langs)
+		ids = append(ids, id)
+		vecs = append(vecs, docVector(m.Model, terms))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := (&Engine{pool: pool}).relatedVectors(ctx, m.Version, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	pool.QueryRow(ctx, `select count(*) from related_vectors`).Scan(&n)
+	if n != len(ids) || len(stored) != len(ids) {
+		t.Fatalf("%s: %d related vectors stored (%d of the current model for indexed documents), want %d", when, n, len(stored), len(ids))
+	}
+	for i, id := range ids {
+		if related.Cosine(stored[id].v, vecs[i]) < 0.99999 && len(vecs[i].Terms) > 0 {
+			t.Fatalf("%s: document %d: stored vector differs from its text's", when, id)
+		}
+	}
+	pool2 := related.Pool(runtime.GOMAXPROCS(0))
+	s := related.Prepare(nil, vecs, true, pool2)
+	want, _ := related.Exact(s, related.NewIndex(s), cfg.Related.K, pool2)
+	got := map[int64][]relatedRow{}
+	rows, _ = pool.Query(ctx, `select doc_id, other_id, cosine from related order by doc_id, cosine desc, other_id`)
+	var r relatedRow
+	if _, err := pgx.ForEachRow(rows, []any{&id, &r.other, &r.cosine}, func() error {
+		got[id] = append(got[id], r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var diffs []string
+	total := 0
+	for i, id := range ids {
+		w := want[i]
+		g := got[id]
+		total += len(w)
+		delete(got, id)
+		ok := len(g) == len(w)
+		for j := 0; ok && j < len(w); j++ {
+			ok = g[j].other == ids[w[j].Doc] && math.Abs(float64(g[j].cosine-w[j].Sim)) < 1e-5
+		}
+		if !ok {
+			diffs = append(diffs, fmt.Sprintf("document %d: stored %v, exact %v", id, g, rowsOf(&relatedState{ids: ids}, w)))
+		}
+	}
+	for id, g := range got {
+		diffs = append(diffs, fmt.Sprintf("document %d is not indexed but has a related list %v", id, g))
+	}
+	if len(diffs) > 0 {
+		if len(diffs) > 8 {
+			diffs = diffs[:8]
+		}
+		t.Fatalf("%s: related lists differ from an exact self join (%d rows expected):\n%s", when, total, strings.Join(diffs, "\n"))
+	}
+}
+
+// TestRelated_ZolipRuns: with related.method zolip, full runs compute the
+// lists with ZOLIP. Made exhaustive (λ = 63, σ = 1: every important term
+// kept) its lists must equal the exact join's, and incremental runs after
+// it stay exact for what they touch.
+func TestRelated_ZolipRuns(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	cfg.Related.Method, cfg.Related.Lambda, cfg.Related.Sigma = "zolip", 63, 1
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 13))}
+	for range 30 {
+		m.Step()
+	}
+	mustRun(t, e, true)
+	checkRelated(t, pool, cfg, "after a full ZOLIP run")
+	for run := range 4 {
+		for range 5 {
+			m.Step()
+		}
+		mustRun(t, e, false)
+		checkRelated(t, pool, cfg, fmt.Sprintf("after incremental run %d", run))
+	}
+}

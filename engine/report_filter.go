@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/plagd/plagd/invindex"
+)
+
+// ReportFilter is what a teacher's filters change; applying it needs no new
+// alignment (Report.Filter).
+type ReportFilter struct {
+	// MinSimilarity leaves out the sources whose similarity (document →
+	// source) is below it; 0 keeps all.
+	MinSimilarity float64 `json:"min_similarity"`
+	// ExcludeSources are left out (documents.id).
+	ExcludeSources []int64 `json:"exclude_sources"`
+	// Exclusions leave quotations, block quotes and the bibliography out of
+	// the figures (see PassageOptions.Exclusions).
+	Exclusions invindex.Exclusions `json:"exclusions"`
+}
+
+// Filter returns the report as the filter f shows it, without aligning
+// again: the sources f leaves out are dropped (the others keep their rank
+// order), the passages lying wholly inside the document's excluded text
+// are dropped, CoverageA and CoverageB of each source and the overall
+// Coverage are recomputed with the exclusions, and Excluded is set to the
+// document's excluded ranges. r is not modified: the result shares no
+// slice r could see change.
+//
+// Filter is meant for a raw report, one built without exclusions
+// (Passages or CheckText with zero PassageOptions.Exclusions): then
+//
+//	raw.Filter(ReportFilter{Exclusions: ex}) == Passages(…, PassageOptions{Align: a, Exclusions: ex})
+//
+// for the same alignment options a. Applied to a filtered report it can
+// only narrow further: passages an earlier filter dropped as excluded
+// text do not come back when a later one turns the exclusion off. For
+// filters whose exclusions include those of the first,
+// r.Filter(f).Filter(g) equals r.Filter of the two combined (the larger
+// minimum, both lists of excluded sources, g's exclusions); in particular
+// Filter is idempotent.
+func (r Report) Filter(f ReportFilter) Report {
+	info := r.info
+	if info == nil || info.text.Text != r.Text {
+		info = newTextInfo(r.Text)
+	}
+	out := r
+	out.info = info
+	out.Excluded = info.excluded(f.Exclusions)
+	out.Sources = make([]SourceReport, 0, len(r.Sources))
+	var all []invindex.Range
+	for _, s := range r.Sources {
+		if s.Similarity < f.MinSimilarity || slices.Contains(f.ExcludeSources, s.ID) {
+			continue
+		}
+		sinfo := s.info
+		if sinfo == nil || sinfo.text.Text != s.Text {
+			sinfo = newTextInfo(s.Text)
+		}
+		s.info = sinfo
+		kept := make([]invindex.Passage, 0, len(s.Passages))
+		var as, bs []invindex.Range
+		for _, pg := range s.Passages {
+			if inside(pg.A(), out.Excluded) {
+				continue // a quotation or the bibliography: not evidence
+			}
+			kept = append(kept, pg)
+			as, bs = append(as, pg.A()), append(bs, pg.B())
+		}
+		s.Passages = kept
+		s.CoverageA = info.text.Coverage(as, out.Excluded)
+		s.CoverageB = sinfo.text.Coverage(bs, sinfo.excluded(f.Exclusions))
+		all = append(all, as...)
+		out.Sources = append(out.Sources, s)
+	}
+	out.Coverage = info.text.Coverage(all, out.Excluded)
+	return out
+}
+
+// textInfo is what Filter needs of a text besides its passages, found once
+// when a raw report is built, so that a filter change costs a pass over
+// ranges rather than over the texts: the candidate exclusions of each kind,
+// and the text's rune count (held by an invindex.Doc that has only its
+// text, whose Coverage computes the count once).
+type textInfo struct {
+	quotes, blocks, bib []invindex.Range
+	text                *invindex.Doc
+}
+
+func newTextInfo(text string) *textInfo {
+	t := &textInfo{
+		quotes: invindex.QuoteRanges(text),
+		blocks: invindex.BlockQuoteRanges(text),
+		text:   &invindex.Doc{Text: text},
+	}
+	if r, ok := invindex.BibliographyRange(text); ok {
+		t.bib = []invindex.Range{r}
+	}
+	return t
+}
+
+// excluded is invindex.ExcludedRanges(text, ex), from the ranges found once.
+func (t *textInfo) excluded(ex invindex.Exclusions) []invindex.Range {
+	var rs []invindex.Range
+	if ex.Quotes {
+		rs = append(rs, t.quotes...)
+	}
+	if ex.BlockQuotes {
+		rs = append(rs, t.blocks...)
+	}
+	if ex.Bibliography {
+		rs = append(rs, t.bib...)
+	}
+	return invindex.UnionRanges(rs)
+}
+
+// inside tells whether r lies wholly inside the union of ex, which is
+// sorted, disjoint and non-adjacent (UnionRanges): then r lies inside one
+// of them. As SubtractRanges has it, an empty r lies inside any non-empty
+// ex.
+func inside(r invindex.Range, ex []invindex.Range) bool {
+	if len(ex) == 0 {
+		return false
+	}
+	if r.Len() == 0 {
+		return true
+	}
+	i, _ := slices.BinarySearchFunc(ex, r.Start, func(x invindex.Range, start int) int {
+		if x.End <= start {
+			return -1
+		}
+		return 1
+	})
+	return i < len(ex) && ex[i].Start <= r.Start && r.End <= ex[i].End
+}

@@ -1,0 +1,298 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plagd/plagd/internal/enginetest"
+	"github.com/plagd/plagd/invindex"
+)
+
+// filterCorpus is a document and its sources with copies in every place a
+// filter cares about: plain text, quotations, block quotes and the
+// bibliography, on both sides; sources get random similarities.
+func filterCorpus(rng *rand.Rand, g *wordGen) (string, []SourceReport) {
+	nsrc := 1 + rng.IntN(5)
+	srcWords := make([][]string, nsrc)
+	for i := range srcWords {
+		srcWords[i] = strings.Fields(g.words(fmt.Sprintf("s%d", i), 200+rng.IntN(200)))
+	}
+	piece := func() string {
+		w := srcWords[rng.IntN(nsrc)]
+		n := 16 + rng.IntN(40)
+		at := rng.IntN(len(w) - n)
+		return strings.Join(w[at:at+n], " ")
+	}
+	var b strings.Builder
+	for k := 3 + rng.IntN(6); k > 0; k-- {
+		b.WriteString(g.words("e", 20+rng.IntN(80)))
+		switch rng.IntN(4) {
+		case 0:
+			b.WriteString("\n\n" + piece() + ".\n\n")
+		case 1:
+			b.WriteString(" as was written, “" + piece() + "” and so ")
+		case 2:
+			b.WriteString("\n\n> " + piece() + "\n\n")
+		case 3: // half quoted: the passage overlaps the quotation
+			p := strings.Fields(piece())
+			h := len(p) / 2
+			b.WriteString(" " + strings.Join(p[:h], " ") + " “" + strings.Join(p[h:], " ") + "” ")
+		}
+	}
+	b.WriteString(g.words("e", 30) + "\n\nReferences\n" + piece() + "\n" + piece() + "\n")
+	doc := b.String()
+	// Sources quote the document back: their own exclusions matter too.
+	dw := strings.Fields(doc)
+	srcs := make([]SourceReport, nsrc)
+	for i := range srcs {
+		text := strings.Join(srcWords[i], " ")
+		if rng.IntN(2) == 0 && len(dw) > 40 {
+			at := rng.IntN(len(dw) - 30)
+			text += " then “" + strings.Join(dw[at:at+25], " ") + "” ends"
+		}
+		if rng.IntN(3) == 0 {
+			text += "\n\nBibliography\n" + strings.Join(srcWords[i][:30], " ")
+		}
+		srcs[i] = SourceReport{ID: int64(100 + i), Similarity: rng.Float64() * 0.3, Reverse: rng.Float64(), Shared: rng.IntN(50), Text: text}
+	}
+	return doc, srcs
+}
+
+// directReport is buildReport as it was before reports were filtered
+// afterwards: exclusions applied while aligning. It is the reference that
+// rawReport + Filter must reproduce.
+func directReport(p invindex.Params, text string, srcs []SourceReport, opt PassageOptions) Report {
+	srcs = slices.Clone(srcs)
+	rep := Report{Text: text, Sources: srcs}
+	doc := invindex.NewDoc(invindex.NewTokenizer(p), text)
+	rep.Excluded = invindex.ExcludedRanges(text, opt.Exclusions)
+	tok := invindex.NewTokenizer(p)
+	for i := range srcs {
+		s := &srcs[i]
+		src := invindex.NewDoc(tok, s.Text)
+		var kept []invindex.Passage
+		var as, bs []invindex.Range
+		for _, pg := range invindex.Align(doc, src, opt.Align) {
+			if len(rep.Excluded) > 0 && len(invindex.SubtractRanges([]invindex.Range{pg.A()}, rep.Excluded)) == 0 {
+				continue
+			}
+			kept = append(kept, pg)
+			as, bs = append(as, pg.A()), append(bs, pg.B())
+		}
+		s.Passages = kept
+		if s.Passages == nil {
+			s.Passages = []invindex.Passage{}
+		}
+		s.CoverageA = doc.Coverage(as, rep.Excluded)
+		s.CoverageB = src.Coverage(bs, invindex.ExcludedRanges(s.Text, opt.Exclusions))
+	}
+	var all []invindex.Range
+	for _, s := range srcs {
+		for _, pg := range s.Passages {
+			all = append(all, pg.A())
+		}
+	}
+	rep.Coverage = doc.Coverage(all, rep.Excluded)
+	return rep
+}
+
+// visible is a report without its cached text information, for comparing.
+func visible(r Report) Report {
+	r.info = nil
+	r.Sources = slices.Clone(r.Sources)
+	for i := range r.Sources {
+		r.Sources[i].info = nil
+	}
+	return r
+}
+
+func sameReport(t *testing.T, what string, got, want Report) {
+	t.Helper()
+	g, w := visible(got), visible(want)
+	if len(g.Sources) == 0 {
+		g.Sources = nil
+	}
+	if len(w.Sources) == 0 {
+		w.Sources = nil
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Fatalf("%s:\n got %+v\nwant %+v", what, g, w)
+	}
+}
+
+// deepCopy copies every slice of r, to check that Filter leaves r alone.
+func deepCopy(r Report) Report {
+	r = visible(r)
+	r.Excluded = slices.Clone(r.Excluded)
+	for i := range r.Sources {
+		r.Sources[i].Passages = slices.Clone(r.Sources[i].Passages)
+	}
+	return r
+}
+
+func randomExclusions(rng *rand.Rand) invindex.Exclusions {
+	return invindex.Exclusions{Quotes: rng.IntN(2) == 0, Bibliography: rng.IntN(2) == 0, BlockQuotes: rng.IntN(2) == 0}
+}
+
+func randomFilter(rng *rand.Rand, srcs []SourceReport) ReportFilter {
+	f := ReportFilter{Exclusions: randomExclusions(rng)}
+	if rng.IntN(2) == 0 {
+		f.MinSimilarity = rng.Float64() * 0.3
+	}
+	for _, s := range srcs {
+		if rng.IntN(4) == 0 {
+			f.ExcludeSources = append(f.ExcludeSources, s.ID)
+		}
+	}
+	return f
+}
+
+// applyDirect is what a filter means, on a report built with its
+// exclusions: the sources it leaves out removed, the overall coverage of
+// the others.
+func applyDirect(rep Report, f ReportFilter) Report {
+	var keep []SourceReport
+	var all []invindex.Range
+	for _, s := range rep.Sources {
+		if s.Similarity < f.MinSimilarity || slices.Contains(f.ExcludeSources, s.ID) {
+			continue
+		}
+		keep = append(keep, s)
+		for _, p := range s.Passages {
+			all = append(all, p.A())
+		}
+	}
+	rep.Sources = keep
+	rep.Coverage = invindex.Coverage(rep.Text, all, rep.Excluded)
+	return rep
+}
+
+// TestReportFilter_EqualsDirect: for random texts with quotations, block
+// quotes and bibliographies on both sides, filtering the raw report equals
+// aligning with the exclusions applied, for every filter; filtering leaves
+// the raw report untouched, is idempotent and composes.
+func TestReportFilter_EqualsDirect(t *testing.T) {
+	seed := enginetest.Seed(t)
+	rng := rand.New(rand.NewPCG(seed, 21))
+	g := newWordGen(seed)
+	p := invindex.DefaultParams()
+	ctx := context.Background()
+	for iter := 0; iter < 40; iter++ {
+		text, srcs := filterCorpus(rng, g)
+		raw := rawReport(ctx, p, text, slices.Clone(srcs), invindex.AlignOptions{})
+		before := deepCopy(raw)
+		found := 0
+		for _, s := range raw.Sources {
+			found += len(s.Passages)
+		}
+		if found == 0 {
+			t.Fatalf("iteration %d: no passage found at all", iter)
+		}
+		// buildReport (what Passages and CheckText use) with zero
+		// exclusions is the raw report.
+		sameReport(t, "buildReport without exclusions", buildReport(ctx, p, text, slices.Clone(srcs), PassageOptions{}),
+			directReport(p, text, srcs, PassageOptions{}))
+		for k := 0; k < 8; k++ {
+			f := randomFilter(rng, srcs)
+			direct := directReport(p, text, srcs, PassageOptions{Exclusions: f.Exclusions})
+			got := raw.Filter(f)
+			sameReport(t, fmt.Sprintf("iteration %d, filter %+v", iter, f), got, applyDirect(direct, f))
+			sameReport(t, "buildReport", buildReport(ctx, p, text, slices.Clone(srcs), PassageOptions{Exclusions: f.Exclusions}), direct)
+			sameReport(t, "raw report after filtering", raw, before)
+			sameReport(t, "filter twice", got.Filter(f), got)
+
+			// Composition: a second filter whose exclusions include the first's.
+			g2 := randomFilter(rng, srcs)
+			g2.Exclusions.Quotes = g2.Exclusions.Quotes || f.Exclusions.Quotes
+			g2.Exclusions.Bibliography = g2.Exclusions.Bibliography || f.Exclusions.Bibliography
+			g2.Exclusions.BlockQuotes = g2.Exclusions.BlockQuotes || f.Exclusions.BlockQuotes
+			both := ReportFilter{MinSimilarity: max(f.MinSimilarity, g2.MinSimilarity),
+				ExcludeSources: append(slices.Clone(f.ExcludeSources), g2.ExcludeSources...), Exclusions: g2.Exclusions}
+			sameReport(t, "composed filters", got.Filter(g2), raw.Filter(both))
+		}
+	}
+}
+
+// TestReportFilter_ExcludeSource: leaving a source out lowers the overall
+// coverage exactly to the union of the other sources' passages.
+func TestReportFilter_ExcludeSource(t *testing.T) {
+	g := newWordGen(7)
+	s1, s2 := strings.Fields(g.words("a", 200)), strings.Fields(g.words("b", 200))
+	c1, c2 := strings.Join(s1[20:80], " "), strings.Join(s2[50:90], " ")
+	// The two copies lie side by side in the document.
+	text := g.words("e", 100) + "\n\n" + c1 + " " + c2 + "\n\n" + g.words("e", 100)
+	srcs := []SourceReport{
+		{ID: 1, Similarity: 0.2, Text: strings.Join(s1, " ")},
+		{ID: 2, Similarity: 0.1, Text: strings.Join(s2, " ")},
+	}
+	raw := rawReport(context.Background(), invindex.DefaultParams(), text, srcs, invindex.AlignOptions{})
+	all := raw.Filter(ReportFilter{})
+	i1, i2 := strings.Index(text, c1), strings.Index(text, c2)
+	r1 := invindex.Range{Start: i1, End: i1 + len(c1)}
+	r2 := invindex.Range{Start: i2, End: i2 + len(c2)}
+	if want := invindex.Coverage(text, []invindex.Range{r1, r2}, nil); all.Coverage != want || len(all.Sources) != 2 {
+		t.Fatalf("both sources: coverage %v, want %v; sources %+v", all.Coverage, want, all.Sources)
+	}
+	only2 := raw.Filter(ReportFilter{ExcludeSources: []int64{1}})
+	if want := invindex.Coverage(text, []invindex.Range{r2}, nil); only2.Coverage != want || len(only2.Sources) != 1 || only2.Sources[0].ID != 2 {
+		t.Fatalf("source 1 excluded: coverage %v, want %v; sources %+v", only2.Coverage, want, only2.Sources)
+	}
+	if only2.Coverage >= all.Coverage || only2.Sources[0].CoverageA != all.Sources[1].CoverageA {
+		t.Fatalf("excluding a source: overall %v -> %v, the other's own coverage %v -> %v",
+			all.Coverage, only2.Coverage, all.Sources[1].CoverageA, only2.Sources[0].CoverageA)
+	}
+	none := raw.Filter(ReportFilter{ExcludeSources: []int64{1, 2}})
+	if none.Coverage != 0 || len(none.Sources) != 0 || none.Sources == nil {
+		t.Fatalf("all excluded: %+v", none)
+	}
+}
+
+// TestReportFilter_MinSimilarity drops exactly the sources below the
+// minimum (a source at the minimum stays), keeping the rank order.
+func TestReportFilter_MinSimilarity(t *testing.T) {
+	rep := Report{Text: "x", Sources: []SourceReport{
+		{ID: 5, Similarity: 0.30}, {ID: 3, Similarity: 0.05}, {ID: 9, Similarity: 0.049}, {ID: 4, Similarity: 0.10},
+	}}
+	ids := func(r Report) []int64 {
+		var out []int64
+		for _, s := range r.Sources {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		min  float64
+		want []int64
+	}{{0, []int64{5, 3, 9, 4}}, {5.0 / 100, []int64{5, 3, 4}}, {0.1, []int64{5, 4}}, {0.31, nil}} {
+		if got := ids(rep.Filter(ReportFilter{MinSimilarity: c.min})); !slices.Equal(got, c.want) {
+			t.Errorf("min %v: sources %v, want %v", c.min, got, c.want)
+		}
+	}
+	if got := ids(rep.Filter(ReportFilter{MinSimilarity: 0.05, ExcludeSources: []int64{5}})); !slices.Equal(got, []int64{3, 4}) {
+		t.Errorf("min 5 %% and source 5 excluded: %v", got)
+	}
+}
+
+// TestInside: inside agrees with SubtractRanges on random ranges.
+func TestInside(t *testing.T) {
+	rng := rand.New(rand.NewPCG(enginetest.Seed(t), 3))
+	for i := 0; i < 20000; i++ {
+		var ex []invindex.Range
+		for k := rng.IntN(6); k > 0; k-- {
+			s := rng.IntN(60)
+			ex = append(ex, invindex.Range{Start: s, End: s + rng.IntN(15)})
+		}
+		ex = invindex.UnionRanges(ex)
+		s := rng.IntN(70)
+		r := invindex.Range{Start: s, End: s + rng.IntN(12)}
+		want := len(ex) > 0 && len(invindex.SubtractRanges([]invindex.Range{r}, ex)) == 0
+		if got := inside(r, ex); got != want {
+			t.Fatalf("inside(%v, %v) = %v, want %v", r, ex, got, want)
+		}
+	}
+}

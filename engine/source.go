@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/internal/safetext"
+	"github.com/plagd/plagd/store"
+)
+
+// pgSource is the run's cluster.TextSource over PostgreSQL. Fresh texts are
+// extracted from documents.content (or taken from documents.text) and staged
+// in plagd_text_stage, so that the commit stores exactly the text that was
+// chunked without the run holding every text in memory.
+type pgSource struct {
+	pool    *pgxpool.Pool
+	run     int64
+	opt     extract.Options
+	extract *sandbox.Pool
+}
+
+// Fresh implements cluster.TextSource.
+func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText, error) {
+	rows, err := s.pool.Query(ctx, `
+		select id, deleted_at is not null, content, filename, content_type, text
+		from documents where id = any($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read documents: %w", err)
+	}
+	byID := make(map[int64]cluster.SourceText, len(ids))
+	for rows.Next() {
+		var (
+			id                  int64
+			deleted             bool
+			content             []byte
+			filename, ctype, tx *string
+		)
+		if err := rows.Scan(&id, &deleted, &content, &filename, &ctype, &tx); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		t, err := s.textOf(ctx, id, deleted, content, store.Deref(filename), store.Deref(ctype), tx)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[id] = t
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]cluster.SourceText, len(ids))
+	stage := make([][]any, 0, len(ids))
+	for i, id := range ids {
+		t, ok := byID[id]
+		if !ok {
+			t = cluster.SourceText{ID: id, Gone: true}
+		}
+		out[i] = t
+		if !t.Gone && t.Failed == "" {
+			stage = append(stage, []any{s.run, id, t.Text})
+		}
+	}
+	if len(stage) > 0 {
+		if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"plagd_text_stage"},
+			[]string{"run_id", "doc_id", "body"}, pgx.CopyFromRows(stage)); err != nil {
+			return nil, fmt.Errorf("stage texts: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// textOf turns one documents row into the text to chunk, or a failure
+// reason. The file is read by the extraction pool, where a hostile file
+// costs its own child process, not the run. An error is not the document's
+// fault (the run was cancelled, the pool closed or unable to start a
+// process): the run fails and the document stays pending.
+func (s *pgSource) textOf(ctx context.Context, id int64, deleted bool, content []byte, filename, ctype string, text *string) (cluster.SourceText, error) {
+	switch {
+	case deleted:
+		return cluster.SourceText{ID: id, Gone: true}, nil
+	case content != nil:
+		t, err := s.extract.Text(ctx, content, filename, ctype, s.opt)
+		return sourceText(id, t, err)
+	case text != nil:
+		// Plain text from the integrator goes through the same clean-up as files.
+		t, err := s.extract.Text(ctx, []byte(*text), "", "text/plain; charset=utf-8", s.opt)
+		return sourceText(id, t, err)
+	default:
+		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text", FailedKind: "no_content"}, nil
+	}
+}
+
+// sourceText turns an extraction result into a SourceText whose text can
+// be staged and stored (valid UTF-8, no NUL, bounded) and whose reason can
+// be stored and shown (one clean bounded line): a parser's error quoting the
+// file's bytes fails its document, never the staging or the run's commit.
+// An error that is not an *extract.Error (the run was cancelled, no
+// extraction process could start) is returned as the run's.
+func sourceText(id int64, text string, err error) (cluster.SourceText, error) {
+	if err == nil {
+		t, tooLong := store.StorableText(text)
+		if tooLong == "" {
+			return cluster.SourceText{ID: id, Text: t}, nil
+		}
+		return cluster.SourceText{ID: id, Failed: tooLong, FailedKind: extract.ErrTooLarge.String()}, nil
+	}
+	var xe *extract.Error
+	if !errors.As(err, &xe) {
+		return cluster.SourceText{}, fmt.Errorf("extract document %d: %w", id, err)
+	}
+	return cluster.SourceText{ID: id, Failed: store.ReasonField(err.Error()), FailedKind: safetext.Line(xe.Kind.String(), store.MaxKindBytes)}, nil
+}
+
+// Stored implements cluster.TextSource.
+func (s *pgSource) Stored(ctx context.Context, ids []int64) ([]cluster.SourceText, error) {
+	rows, err := s.pool.Query(ctx, `
+		select d.id, t.body from documents d left join document_texts t on t.doc_id = d.id
+		where d.id = any($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read stored texts: %w", err)
+	}
+	byID := make(map[int64]*string, len(ids))
+	for rows.Next() {
+		var id int64
+		var body *string
+		if err := rows.Scan(&id, &body); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[id] = body
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]cluster.SourceText, len(ids))
+	for i, id := range ids {
+		body, ok := byID[id]
+		switch {
+		case !ok:
+			out[i] = cluster.SourceText{ID: id, Gone: true}
+		case body == nil:
+			out[i] = cluster.SourceText{ID: id, Failed: "no stored text"}
+		default:
+			out[i] = cluster.SourceText{ID: id, Text: *body}
+		}
+	}
+	return out, nil
+}

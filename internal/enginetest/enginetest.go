@@ -1,0 +1,411 @@
+// Package enginetest holds what the tests of a run need on both sides of
+// the engine: a seeded corpus and a mutator that change an archive the way
+// integrators do, the test configuration that makes top-k lists fill up and
+// lose members on small data, and the slow, obvious reference computation
+// of the similarities table that every incremental run is checked against
+// (incremental equals full, row for row).
+//
+// It imports no plagd package that runs (engine, daemon), so the engine's
+// own tests and the daemon's can both use it.
+package enginetest
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/internal/testseed"
+	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/store"
+	"github.com/rs/zerolog"
+)
+
+// SimRow is one similarities row as the tests compare it.
+type SimRow struct {
+	Doc, Other int64
+	Shared     int
+}
+
+// Reference computes what the similarities table must hold, the
+// slow obvious way: every live document's chunk set from its current text (each
+// distinct chunk ID with the fingerprint the tokenizer keeps for it), every pair
+// counted with maps (a pair shares chunk c when both have ID c with the same
+// fingerprint), df cap (df counts the ID whatever the fingerprint) and
+// min_shared applied, each list sorted and cut.
+func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := pool.Query(ctx, `select id, content, filename, content_type, text from documents where deleted_at is null`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := invindex.NewTokenizer(cfg.Params())
+	sets := map[int64]map[uint32]uint8{}
+	for rows.Next() {
+		var id int64
+		var content []byte
+		var fn, ct, tx *string
+		if err := rows.Scan(&id, &content, &fn, &ct, &tx); err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		if content != nil {
+			text, err = extract.Text(content, store.Deref(fn), store.Deref(ct), extract.Options{})
+		} else if tx != nil {
+			text, err = extract.Text([]byte(*tx), "", "text/plain; charset=utf-8", extract.Options{})
+		}
+		if err != nil || text == "" {
+			continue
+		}
+		_, chunks, checks := tok.DocChunks(text)
+		if len(chunks) == 0 {
+			continue
+		}
+		set := map[uint32]uint8{}
+		for i, c := range chunks {
+			set[c] = checks[i]
+		}
+		sets[id] = set
+	}
+	rows.Close()
+	df := map[uint32]int{}
+	for _, s := range sets {
+		for c := range s {
+			df[c]++
+		}
+	}
+	var out []SimRow
+	for a, sa := range sets {
+		var list []SimRow
+		for b, sb := range sets {
+			if a == b {
+				continue
+			}
+			n := 0
+			for c, fa := range sa {
+				if fb, ok := sb[c]; ok && fa == fb && (cfg.Engine.DFCap <= 0 || df[c] <= cfg.Engine.DFCap) {
+					n++
+				}
+			}
+			if n >= cfg.Engine.MinShared {
+				list = append(list, SimRow{a, b, n})
+			}
+		}
+		slices.SortFunc(list, func(x, y SimRow) int {
+			if x.Shared != y.Shared {
+				return y.Shared - x.Shared
+			}
+			return cmp.Compare(x.Other, y.Other)
+		})
+		out = append(out, list[:min(len(list), cfg.Engine.TopK)]...)
+	}
+	SortRows(out)
+	return out
+}
+
+func SortRows(rows []SimRow) {
+	slices.SortFunc(rows, func(x, y SimRow) int {
+		if c := cmp.Compare(x.Doc, y.Doc); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Other, y.Other)
+	})
+}
+
+// Stored reads the table, checking that each similarity equals
+// shared / chunks(doc) as document_status records it.
+func Stored(t testing.TB, pool *pgxpool.Pool) []SimRow {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `
+		select s.doc_id, s.other_id, s.shared_chunks, s.similarity, st.chunks
+		from similarities s join document_status st on st.doc_id = s.doc_id order by 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []SimRow
+	for rows.Next() {
+		var r SimRow
+		var sim float64
+		var chunks int
+		if err := rows.Scan(&r.Doc, &r.Other, &r.Shared, &sim, &chunks); err != nil {
+			t.Fatal(err)
+		}
+		if want := float64(r.Shared) / float64(chunks); sim != want {
+			t.Fatalf("row %d→%d: similarity %v, want shared/chunks = %d/%d", r.Doc, r.Other, sim, r.Shared, chunks)
+		}
+		out = append(out, r)
+	}
+	var n int
+	if err := pool.QueryRow(context.Background(), `select count(*) from similarities`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(out) {
+		t.Fatalf("%d similarity rows belong to documents without status", n-len(out))
+	}
+	return out
+}
+
+// DiffRows describes the first differences between two sorted row lists.
+func DiffRows(got, want []SimRow) string {
+	gs, ws := map[SimRow]bool{}, map[SimRow]bool{}
+	for _, r := range got {
+		gs[r] = true
+	}
+	for _, r := range want {
+		ws[r] = true
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range got {
+		if !ws[r] && n < 10 {
+			fmt.Fprintf(&b, "  extra   %+v\n", r)
+			n++
+		}
+	}
+	for _, r := range want {
+		if !gs[r] && n < 20 {
+			fmt.Fprintf(&b, "  missing %+v\n", r)
+			n++
+		}
+	}
+	return b.String()
+}
+
+// Corpus generates texts over a small vocabulary with passages copied between
+// documents, so that pairs share many chunks and top-k lists fill up.
+type Corpus struct {
+	rng   *rand.Rand
+	vocab []string
+	texts []string // every text generated so far, to copy from
+}
+
+func NewCorpus(seed uint64) *Corpus {
+	c := &Corpus{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	syll := []string{"ka", "lo", "mi", "ne", "ra", "tu", "vo", "še", "ží", "pe", "dó", "ch", "an", "el", "is"}
+	for len(c.vocab) < 400 {
+		w := ""
+		for n := 1 + c.rng.IntN(3); n > 0; n-- {
+			w += syll[c.rng.IntN(len(syll))]
+		}
+		c.vocab = append(c.vocab, w)
+	}
+	return c
+}
+
+func (c *Corpus) Words(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		// Zipf-like: low indexes are far more frequent.
+		w := c.vocab[int(float64(len(c.vocab))*c.rng.Float64()*c.rng.Float64()*c.rng.Float64())]
+		if c.rng.IntN(12) == 0 {
+			r := []rune(w)
+			w = strings.ToUpper(string(r[:1])) + string(r[1:])
+		}
+		b.WriteString(w)
+		if c.rng.IntN(10) == 0 {
+			b.WriteString(".")
+		}
+	}
+	return b.String()
+}
+
+// text returns a new document: own words with passages copied from earlier texts.
+func (c *Corpus) Text() string {
+	var parts []string
+	for n := 1 + c.rng.IntN(4); n > 0; n-- {
+		parts = append(parts, c.Words(10+c.rng.IntN(60)))
+		if len(c.texts) > 0 && c.rng.IntN(3) > 0 {
+			src := strings.Fields(c.texts[c.rng.IntN(len(c.texts))])
+			i := c.rng.IntN(len(src))
+			j := min(len(src), i+8+c.rng.IntN(40))
+			parts = append(parts, strings.Join(src[i:j], " "))
+		}
+	}
+	t := strings.Join(parts, "\n")
+	c.texts = append(c.texts, t)
+	return t
+}
+
+// Seed returns the seed of a randomised test, printed so that a failure
+// can be replayed with PLAGD_TEST_SEED.
+func Seed(t testing.TB) uint64 { t.Helper(); return testseed.Seed(t) }
+
+// Config is a configuration that exercises the hard cases on small data:
+// top-k lists of 4 fill up and lose members, and two shared chunks make a pair.
+func Config(t testing.TB, url string, nodes int) config.Config {
+	cfg := config.Default()
+	cfg.DatabaseURL = url
+	cfg.DataDir = t.TempDir()
+	cfg.Engine.Nodes = nodes
+	cfg.Engine.TopK = 4
+	cfg.Engine.MinShared = 2
+	cfg.Engine.BatchSize = 7
+	cfg.Engine.ChunkBits = 24 // collisions happen at this width on purpose: they must not break exactness
+	cfg.Related.K = 3         // lists fill up and lose members on small data
+	cfg.Related.Method = "exact"
+	return cfg
+}
+
+func Logger(t testing.TB) zerolog.Logger {
+	if testing.Verbose() {
+		return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)
+	}
+	return zerolog.Nop()
+}
+
+// Mutator applies random document changes the way integrators make them.
+type Mutator struct {
+	T    testing.TB
+	Pool *pgxpool.Pool
+	C    *Corpus
+	Rng  *rand.Rand
+	n    int
+}
+
+func (m *Mutator) IDs(where string) []int64 {
+	ids, err := collectIDs(m.Pool, `select id from documents where `+where+` order by id`)
+	if err != nil {
+		m.T.Fatal(err)
+	}
+	return ids
+}
+
+func (m *Mutator) Pick(where string) (int64, bool) {
+	ids := m.IDs(where)
+	if len(ids) == 0 {
+		return 0, false
+	}
+	return ids[m.Rng.IntN(len(ids))], true
+}
+
+// add inserts a document: a change every run must see.
+func (m *Mutator) Add() {
+	m.n++
+	if _, err := m.Pool.Exec(context.Background(), `insert into documents (external_id, text) values ($1, $2)`,
+		"add-"+strconv.Itoa(m.n), m.C.Text()); err != nil {
+		m.T.Fatal(err)
+	}
+}
+
+// step makes one random change.
+func (m *Mutator) Step() {
+	ctx := context.Background()
+	m.n++
+	var err error
+	switch op := m.Rng.IntN(10); {
+	case op < 4: // add, as text or as a file
+		if m.Rng.IntN(2) == 0 {
+			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, title, text) values ($1, $1, $2)`,
+				"doc-"+strconv.Itoa(m.n), m.C.Text())
+		} else {
+			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, filename, content) values ($1, $1 || '.txt', $2)`,
+				"file-"+strconv.Itoa(m.n), []byte(m.C.Text()))
+		}
+	case op < 6: // modify
+		if id, ok := m.Pick("deleted_at is null"); ok {
+			_, err = m.Pool.Exec(ctx, `update documents set text = $2, content = null where id = $1`, id, m.C.Text())
+		}
+	case op < 7: // soft delete
+		if id, ok := m.Pick("deleted_at is null"); ok {
+			_, err = m.Pool.Exec(ctx, `update documents set deleted_at = now() where id = $1`, id)
+		}
+	case op < 8: // undelete
+		if id, ok := m.Pick("deleted_at is not null"); ok {
+			_, err = m.Pool.Exec(ctx, `update documents set deleted_at = null where id = $1`, id)
+		}
+	case op < 9: // hard delete
+		if id, ok := m.Pick("true"); ok {
+			_, err = m.Pool.Exec(ctx, `delete from documents where id = $1`, id)
+		}
+	default: // a document that cannot be indexed, or a metadata-only change
+		if m.Rng.IntN(2) == 0 {
+			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, text) values ($1, 'too short')`, "short-"+strconv.Itoa(m.n))
+		} else if id, ok := m.Pick("true"); ok {
+			_, err = m.Pool.Exec(ctx, `update documents set title = 'renamed' where id = $1`, id)
+		}
+	}
+	if err != nil {
+		m.T.Fatal(err)
+	}
+}
+
+// CheckSimilarityKeys: a full run drops the keys of similarities while it
+// writes; they must all be back.
+func CheckSimilarityKeys(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	var n int
+	err := pool.QueryRow(context.Background(), `
+		select (select count(*) from pg_constraint where conrelid = 'similarities'::regclass
+		        and conname in ('similarities_pkey', 'similarities_doc_fk', 'similarities_other_fk'))
+		     + (select count(*) from pg_indexes where tablename = 'similarities' and indexname = 'similarities_other')`).Scan(&n)
+	if err != nil || n != 4 {
+		t.Fatalf("similarities has %d of its 4 keys and indexes after a full run (%v)", n, err)
+	}
+}
+
+// EssayWords makes a text of n words from a vocabulary big enough that two
+// unrelated texts share little (a simhash needs many distinct features).
+func EssayWords(r *rand.Rand, n int) []string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = "w" + strconv.Itoa(int(3000*r.Float64()*r.Float64()))
+	}
+	return ws
+}
+
+// Reformat is the same words with other capitals and line breaks: a
+// re-upload, at distance 0.
+func Reformat(ws []string) string {
+	var b strings.Builder
+	for i, w := range ws {
+		if i%17 == 0 {
+			b.WriteString("\n\n" + strings.ToUpper(w))
+		} else {
+			b.WriteString(" " + w)
+		}
+	}
+	return b.String()
+}
+
+// collectIDs runs a query of one bigint column.
+func collectIDs(pool *pgxpool.Pool, sql string) ([]int64, error) {
+	rows, err := pool.Query(context.Background(), sql)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// MustRun runs run (an engine's Run) and fails the test on an error.
+func MustRun[R any](t testing.TB, run func(context.Context, bool) (R, error), full bool) R {
+	t.Helper()
+	rep, err := run(context.Background(), full)
+	if err != nil {
+		t.Fatalf("run (full=%v): %v", full, err)
+	}
+	return rep
+}
+
+// CheckSimilarities fails the test unless the similarities table equals the
+// reference, row for row.
+func CheckSimilarities(t testing.TB, pool *pgxpool.Pool, cfg config.Config, when string) []SimRow {
+	t.Helper()
+	got, want := Stored(t, pool), Reference(t, pool, cfg)
+	if d := DiffRows(got, want); d != "" {
+		t.Fatalf("%s: similarities differ from the reference (%d rows stored, %d expected):\n%s", when, len(got), len(want), d)
+	}
+	return got
+}

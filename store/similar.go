@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ResolveDoc finds a document by what a person types: its numeric id, or
+// else its external_id. A number that is no document's id is tried as an
+// external_id too, since integrators' keys are often numeric.
+func ResolveDoc(ctx context.Context, pool *pgxpool.Pool, ref string) (int64, error) {
+	var id int64
+	if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		err := pool.QueryRow(ctx, `select id from documents where id = $1`, n).Scan(&id)
+		switch {
+		case err == nil:
+			return id, nil
+		case !errors.Is(err, pgx.ErrNoRows):
+			return 0, fmt.Errorf("look up document %q: %w", ref, err)
+		}
+	}
+	err := pool.QueryRow(ctx, `select id from documents where external_id = $1`, ref).Scan(&id)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, fmt.Errorf("no document with id or external_id %q", ref)
+	case err != nil:
+		return 0, fmt.Errorf("look up document %q: %w", ref, err)
+	}
+	return id, nil
+}
+
+// DocInfo describes one document for report headers.
+type DocInfo struct {
+	ID         int64  `json:"id"`
+	ExternalID string `json:"external_id,omitempty"`
+	Title      string `json:"title,omitempty"`
+	Filename   string `json:"filename,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	// Status is "indexed" or "failed" (the last run's verdict), "pending"
+	// (changed since, or never processed) or "deleted" (soft-deleted).
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	Words  int    `json:"words"`
+	Chunks int    `json:"chunks"`
+}
+
+// LoadDocInfo reads the header of document id.
+func LoadDocInfo(ctx context.Context, pool *pgxpool.Pool, id int64) (DocInfo, error) {
+	d := DocInfo{ID: id}
+	err := pool.QueryRow(ctx, `
+		select coalesce(d.external_id, ''), coalesce(d.title, ''), coalesce(d.filename, ''), coalesce(d.kind, ''),
+		       case when d.deleted_at is not null then 'deleted'
+		            when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id) then 'pending'
+		            else s.status end,
+		       coalesce(s.error, ''), coalesce(s.words, 0), coalesce(s.chunks, 0)
+		from documents d left join document_status s on s.doc_id = d.id
+		where d.id = $1`, id).
+		Scan(&d.ExternalID, &d.Title, &d.Filename, &d.Kind, &d.Status, &d.Error, &d.Words, &d.Chunks)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, fmt.Errorf("no document with id %d", id)
+	}
+	if err != nil {
+		return d, fmt.Errorf("read document %d: %w", id, err)
+	}
+	return d, nil
+}
+
+// SimilarRow is one document similar to the one asked about.
+type SimilarRow struct {
+	OtherID    int64  `json:"other_id"`
+	ExternalID string `json:"external_id,omitempty"`
+	Title      string `json:"title,omitempty"`
+	Filename   string `json:"filename,omitempty"`
+	Shared     int    `json:"shared_chunks"`
+	// Similarity is doc→other: the share of doc's chunks found in other.
+	Similarity float64 `json:"similarity"`
+	// Reverse is other→doc when stored, i.e. when doc is in other's top-k
+	// list; nil otherwise.
+	Reverse *float64 `json:"reverse,omitempty"`
+}
+
+// Similar lists the stored similarities of docID, in the order the engine
+// ranks them: most shared chunks first, ties by other_id. An empty list is
+// not an error (the document may be unique, pending or failed).
+func Similar(ctx context.Context, pool *pgxpool.Pool, docID int64) ([]SimilarRow, error) {
+	rows, err := pool.Query(ctx, `
+		select s.other_id, coalesce(d.external_id, ''), coalesce(d.title, ''), coalesce(d.filename, ''),
+		       s.shared_chunks, s.similarity, r.similarity
+		from similarities s
+		join documents d on d.id = s.other_id
+		left join similarities r on r.doc_id = s.other_id and r.other_id = s.doc_id
+		where s.doc_id = $1
+		order by s.shared_chunks desc, s.other_id`, docID)
+	if err != nil {
+		return nil, fmt.Errorf("read similarities of document %d: %w", docID, err)
+	}
+	defer rows.Close()
+	out := []SimilarRow{}
+	for rows.Next() {
+		var r SimilarRow
+		if err := rows.Scan(&r.OtherID, &r.ExternalID, &r.Title, &r.Filename, &r.Shared, &r.Similarity, &r.Reverse); err != nil {
+			return nil, fmt.Errorf("read similarities of document %d: %w", docID, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read similarities of document %d: %w", docID, err)
+	}
+	return out, nil
+}
