@@ -22,9 +22,10 @@ type commitStats struct {
 // commitRun writes a run's outcome in ONE transaction (the design's rule that a run commits all or nothing,
 // step 8): readers see the previous run or this one, never a mix, and a crash
 // before COMMIT leaves the previous run intact with the change log unconsumed.
-// fence, when set, is checked last, inside the transaction (MasterLock.Held).
+// The features' updates are written after the similarities and texts, in
+// the order given. fence, when set, is checked last, inside the transaction (MasterLock.Held).
 func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Context, pgx.Tx) error, runID int64, full bool, topK int,
-	out *cluster.Outcome, cs *changeSet, nd *nearDupUpdate, rel *relatedUpdate, rt *routingUpdate) (commitStats, error) {
+	out *cluster.Outcome, cs *changeSet, updates ...Update) (commitStats, error) {
 	var st commitStats
 	err := inTx(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `set local synchronous_commit = on`); err != nil {
@@ -80,14 +81,10 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 		if err := writeDocState(ctx, tx, runID, full, out); err != nil {
 			return err
 		}
-		if err := nd.write(ctx, tx, runID); err != nil {
-			return err
-		}
-		if err := rel.write(ctx, tx, runID); err != nil {
-			return err
-		}
-		if err := rt.write(ctx, tx, runID); err != nil {
-			return err
+		for _, u := range updates {
+			if err := u.Write(ctx, tx, runID); err != nil {
+				return err
+			}
 		}
 		// 4. Consume the change log entries this run read.
 		if st.Consumed, err = cs.consume(ctx, tx); err != nil {

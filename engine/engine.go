@@ -142,6 +142,12 @@ func (e *Engine) Close() {
 	e.extract.Close()
 }
 
+// phases are the features a run brings in step with the index, in the
+// order their updates are written.
+func (e *Engine) phases() []Phase {
+	return []Phase{&nearDupPhase{e: e}, &relatedPhase{e: e}, &routingPhase{e: e}}
+}
+
 // Extractor is the pool that reads documents' text for this engine's runs:
 // one per process, so the web interface that shares the engine extracts
 // uploads and checks with it, under the same cap on concurrent
@@ -172,6 +178,10 @@ type RunReport struct {
 	// RelatedOnNodes is the number of related-documents queries the remote
 	// nodes joined (0 with in-process nodes: the master's cores do it).
 	RelatedOnNodes int64
+	// TextsRead and TextsTokenised count the texts the run's feature phases
+	// read (from the stage, and stored ones for a rebuild) and tokenised:
+	// each once, whatever the number of phases.
+	TextsRead, TextsTokenised int64
 }
 
 // Run performs one run and commits it. full forces a full recomputation; an
@@ -261,43 +271,33 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, err
 	}
-	t := time.Now()
-	nd, err := e.nearDupPhase(ctx, runID, full, out)
-	rep.Phases["neardup"] = time.Since(t)
+	rd, err := e.runDocs(ctx, full, out)
 	if err != nil {
 		e.abort(ctx)
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, err
 	}
-	t = time.Now()
 	remoteBefore := e.relatedRemote.Load()
-	rel, err := e.relatedPhase(ctx, runID, full, out, cs)
+	updates, err := e.runPhases(ctx, &RunState{ID: runID, Full: full, Outcome: out, Docs: rd, changes: cs}, &rep)
 	rep.RelatedOnNodes = e.relatedRemote.Load() - remoteBefore
-	rep.Phases["related"] = time.Since(t)
 	if err != nil {
 		e.abort(ctx)
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, err
 	}
-	log.Info().Str("method", rel.stats.Method).Int("joined", rel.stats.Queries).Int("lists_written", len(rel.lists)).
-		Int64("on_nodes", rep.RelatedOnNodes).Dur("took", rep.Phases["related"]).Msg("related documents updated")
-	t = time.Now()
-	rt, err := e.routingPhase(ctx, runID, full, out)
-	rep.Phases["routing"] = time.Since(t)
-	if err != nil {
-		e.abort(ctx)
-		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
-		return rep, err
-	}
-	t = time.Now()
-	st, err := commitRun(ctx, e.pool, e.commitFence(), runID, full, e.cfg.Engine.TopK, out, cs, nd, rel, rt)
+	t := time.Now()
+	st, err := commitRun(ctx, e.pool, e.commitFence(), runID, full, e.cfg.Engine.TopK, out, cs, updates...)
 	rep.Phases["commit"] = time.Since(t)
 	if err != nil && !committedAnyway(ctx, e.pool, runID, err, log) {
 		e.abort(ctx)
 		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		return rep, fmt.Errorf("commit run %d: %w", runID, err)
 	}
-	e.related = rel.state
+	for _, u := range updates {
+		if c, ok := u.(interface{ committed(*Engine) }); ok {
+			c.committed(e)
+		}
+	}
 	// The database now says generation runID; make the nodes agree.
 	if err := e.cur().Commit(ctx, runID); err != nil {
 		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sync/errgroup"
 
-	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/neardup"
 )
@@ -47,160 +45,56 @@ const (
 	synthPairs   = 1000
 )
 
-// nearDupPhase hashes what the run indexed and, when due, rebuilds the model
-// first. It reads the texts the run staged (and, for a rebuild, the stored
-// texts of unchanged documents) back from PostgreSQL: the chunking path
-// stays unaware of simhash, at the cost of a second read of the run's texts.
-func (e *Engine) nearDupPhase(ctx context.Context, runID int64, full bool, out *cluster.Outcome) (*nearDupUpdate, error) {
-	cur, err := loadNearModel(ctx, e.pool)
+// nearDupPhase hashes what the run indexed and, when due, rebuilds the
+// model first (Prepare); a rebuild rehashes every indexed document, so it
+// asks the text pass for the stored texts too.
+type nearDupPhase struct {
+	e  *Engine
+	m  *nearModel
+	u  *nearDupUpdate
+	mu sync.Mutex
+}
+
+func (p *nearDupPhase) Name() string { return "neardup" }
+
+// Prepare loads the model, or rebuilds it in a full run and when the
+// archive has doubled or halved since it was built.
+func (p *nearDupPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
+	cur, err := loadNearModel(ctx, p.e.pool)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	rd, err := e.runDocs(ctx, full, out)
-	if err != nil {
-		return nil, err
-	}
-	u := &nearDupUpdate{version: cur.Version, drop: rd.gone}
-	indexed, others := rd.indexed, rd.others
-	n := len(indexed) + len(others)
-	rebuild := full || cur.Version == 0 || n >= 2*max(cur.Docs, 1) || 2*n < cur.Docs
-	m := cur
+	rd := r.Docs
+	p.u = &nearDupUpdate{version: cur.Version, drop: rd.gone}
+	n := len(rd.indexed) + len(rd.others)
+	rebuild := r.Full || cur.Version == 0 || n >= 2*max(cur.Docs, 1) || 2*n < cur.Docs
+	p.m = cur
 	if rebuild {
 		t := time.Now()
-		if m, err = e.buildNearModel(ctx, runID, indexed, others); err != nil {
-			return nil, err
+		if p.m, err = p.e.buildNearModel(ctx, r.ID, rd.indexed, rd.others); err != nil {
+			return false, err
 		}
-		u.model = m
-		e.log.Info().Int64("run", runID).Int("docs", m.Docs).Int("sample_docs", m.SampleDocs).
-			Int("features", len(m.idf.keys)).Int("pairs_real", m.PairsReal).Int("pairs_synth", m.PairsSynth).
+		p.u.model = p.m
+		p.e.log.Info().Int64("run", r.ID).Int("docs", p.m.Docs).Int("sample_docs", p.m.SampleDocs).
+			Int("features", len(p.m.idf.keys)).Int("pairs_real", p.m.PairsReal).Int("pairs_synth", p.m.PairsSynth).
 			Dur("took", time.Since(t)).Msg("near-duplicate model rebuilt; every document is rehashed")
 	}
-	u.rows, err = e.hashTexts(ctx, runID, m, indexed, true)
-	if err == nil && rebuild {
-		var more []simhashRow
-		more, err = e.hashTexts(ctx, runID, m, others, false)
-		u.rows = append(u.rows, more...)
-	}
-	return u, err
+	return rebuild, nil
 }
 
-// runDocuments sorts the documents a run's derived tables (simhashes,
-// related vectors) must follow.
-type runDocuments struct {
-	indexed []int64 // (re)indexed by this run: their texts are in its stage
-	gone    []int64 // left the index: failed in this run, or deleted
-	others  []int64 // indexed before and untouched by this run (none in a full run)
+// Worker hashes each text from the words the pass tokenised.
+func (p *nearDupPhase) Worker() func(*DocText) {
+	var fs []neardup.Feature
+	return func(t *DocText) {
+		fs = neardup.TermCounts(t.Words, fs[:0])
+		hash, W := neardup.Simhash(fs, &p.m.idf)
+		p.mu.Lock()
+		p.u.rows = append(p.u.rows, simhashRow{id: t.ID, hash: hash, W: W})
+		p.mu.Unlock()
+	}
 }
 
-// runDocs lists them, ascending.
-func (e *Engine) runDocs(ctx context.Context, full bool, out *cluster.Outcome) (runDocuments, error) {
-	var rd runDocuments
-	var touched []int64
-	for _, d := range out.Docs {
-		touched = append(touched, d.ID)
-		if d.Failed == "" {
-			rd.indexed = append(rd.indexed, d.ID)
-		} else {
-			rd.gone = append(rd.gone, d.ID)
-		}
-	}
-	rd.gone = append(rd.gone, out.Deleted...)
-	touched = append(touched, out.Deleted...)
-	slices.Sort(rd.indexed)
-	slices.Sort(rd.gone)
-	if !full {
-		rows, err := e.pool.Query(ctx, `
-			select t.doc_id from document_texts t join documents d on d.id = t.doc_id
-			where d.deleted_at is null and not (t.doc_id = any($1)) order by t.doc_id`, touched)
-		if err != nil {
-			return rd, fmt.Errorf("list indexed documents: %w", err)
-		}
-		if rd.others, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
-			return rd, fmt.Errorf("list indexed documents: %w", err)
-		}
-	}
-	return rd, nil
-}
-
-// hashTexts hashes the texts of ids, staged by this run or stored, on all
-// cores. A document without a text there is skipped.
-func (e *Engine) hashTexts(ctx context.Context, runID int64, m *nearModel, ids []int64, staged bool) ([]simhashRow, error) {
-	return mapTexts(ctx, e, runID, ids, staged, func() func(idText) simhashRow {
-		h := m.hasher(e.cfg.Params())
-		return func(t idText) simhashRow {
-			hash, W := h.hash(t.text)
-			return simhashRow{id: t.id, hash: hash, W: W}
-		}
-	})
-}
-
-// mapTexts streams the texts of ids (eachText) to one worker per core and
-// returns what each worker's function made of them, in no particular order.
-// newFn makes one function per worker, so that it can own its buffers.
-func mapTexts[T any](ctx context.Context, e *Engine, runID int64, ids []int64, staged bool, newFn func() func(idText) T) ([]T, error) {
-	workers := runtime.GOMAXPROCS(0)
-	parts := make([][]T, workers)
-	texts := make(chan idText, 4*workers)
-	var g errgroup.Group
-	for w := range workers {
-		g.Go(func() error {
-			fn := newFn()
-			for t := range texts {
-				parts[w] = append(parts[w], fn(t))
-			}
-			return nil
-		})
-	}
-	err := e.eachText(ctx, runID, ids, staged, func(t idText) error {
-		select {
-		case texts <- t:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
-	close(texts)
-	g.Wait()
-	var out []T
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out, err
-}
-
-type idText struct {
-	id   int64
-	text string
-}
-
-// eachText streams the texts of ids, each once: from the run's stage (one
-// scan of it, whatever the number of ids) or from document_texts.
-func (e *Engine) eachText(ctx context.Context, runID int64, ids []int64, staged bool, fn func(idText) error) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	q := `select doc_id, body from document_texts where doc_id = any($1) and $2::bigint is not null`
-	if staged {
-		q = `select doc_id, body from plagd_text_stage where doc_id = any($1) and run_id = $2`
-	}
-	rows, err := e.pool.Query(ctx, q, ids, runID)
-	if err != nil {
-		return fmt.Errorf("read texts to hash: %w", err)
-	}
-	seen := make(map[int64]bool, len(ids)) // the stage may hold a document twice (retried batch)
-	var t idText
-	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.text}, func() error {
-		if seen[t.id] {
-			return nil
-		}
-		seen[t.id] = true
-		return fn(t)
-	})
-	if err != nil {
-		return fmt.Errorf("read texts to hash: %w", err)
-	}
-	return nil
-}
+func (p *nearDupPhase) Finish(context.Context, *RunState) (Update, error) { return p.u, nil }
 
 // buildNearModel counts word document frequencies over a random sample of
 // the indexed documents (IDF needs no more: a word's weight is a logarithm
@@ -344,10 +238,10 @@ func editWords(r *rand.Rand, ws []invindex.Word) []invindex.Word {
 	return out
 }
 
-// write stores the update inside the run's commit transaction. Rows go
+// Write stores the update inside the run's commit transaction. Rows go
 // through a temporary table and an upsert, because an upload may insert the
 // hash of a pending document at the same moment (Record).
-func (u *nearDupUpdate) write(ctx context.Context, tx pgx.Tx, runID int64) error {
+func (u *nearDupUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error {
 	if u.model != nil {
 		if err := insertNearModel(ctx, tx, runID, u.model); err != nil {
 			return err

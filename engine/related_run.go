@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/related"
 	"github.com/plagd/plagd/store"
@@ -77,58 +76,93 @@ type relatedStats struct {
 // exact join against the whole archive, and every other list that gains a
 // new document or held a changed or removed one is patched, or recomputed
 // when the patch cannot be proven exact.
-func (e *Engine) relatedPhase(ctx context.Context, runID int64, full bool, out *cluster.Outcome, cs *changeSet) (*relatedUpdate, error) {
-	cur, err := loadRelatedModel(ctx, e.pool)
+type relatedPhase struct {
+	e      *Engine
+	m      *related.Model
+	langs  []related.Lang
+	u      *relatedUpdate
+	fresh  []relatedVector // vectors of the run's texts
+	stored []relatedVector // vectors of unchanged documents' texts (a rebuild)
+	mu     sync.Mutex
+	remote int64 // e.relatedRemote when the phase began
+}
+
+func (p *relatedPhase) Name() string { return "related" }
+
+// Prepare loads the model, or rebuilds it when due.
+func (p *relatedPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
+	p.remote = p.e.relatedRemote.Load()
+	cur, err := loadRelatedModel(ctx, p.e.pool)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	rd, err := e.runDocs(ctx, full, out)
-	if err != nil {
-		return nil, err
+	if p.langs, err = p.e.cfg.Related.Langs(); err != nil {
+		return false, err
 	}
-	langs, err := e.cfg.Related.Langs()
-	if err != nil {
-		return nil, err
-	}
-	u := &relatedUpdate{version: cur.Version, drop: rd.gone, lists: map[int64][]relatedRow{}}
+	rd := r.Docs
+	p.u = &relatedUpdate{version: cur.Version, drop: rd.gone, lists: map[int64][]relatedRow{}}
 	n := len(rd.indexed) + len(rd.others)
-	m := cur.Model
-	if full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) {
+	p.m = cur.Model
+	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) {
 		t := time.Now()
-		if m, err = e.buildRelatedModel(ctx, runID, rd, langs); err != nil {
-			return nil, err
+		if p.m, err = p.e.buildRelatedModel(ctx, r.ID, rd, p.langs); err != nil {
+			return false, err
 		}
-		u.model, u.docs, u.all = m, n, true
-		e.log.Info().Int64("run", runID).Int("docs", n).Int("sample_docs", m.Docs).
+		p.u.model, p.u.docs, p.u.all = p.m, n, true
+		p.e.log.Info().Int64("run", r.ID).Int("docs", n).Int("sample_docs", p.m.Docs).
 			Dur("took", time.Since(t)).Msg("related-documents model rebuilt; every document is revectored")
 	}
-	fresh, err := e.vectorize(ctx, runID, m, langs, rd.indexed, true)
-	if err != nil {
-		return nil, err
-	}
-	u.vectors = fresh
-	if u.all {
-		more, err := e.vectorize(ctx, runID, m, langs, rd.others, false)
-		if err != nil {
-			return nil, err
+	return p.u.all, nil
+}
+
+// Worker analyses each text (language, stop words, stems) and makes its
+// TF-IDF vector under the model.
+func (p *relatedPhase) Worker() func(*DocText) {
+	a := related.Analyzer{Candidates: p.langs}
+	return func(t *DocText) {
+		l, terms := a.Analyze(t.Text)
+		v := relatedVector{id: t.ID, lang: l, v: docVector(p.m, terms)}
+		p.mu.Lock()
+		if t.Stored {
+			p.stored = append(p.stored, v)
+		} else {
+			p.fresh = append(p.fresh, v)
 		}
-		u.vectors = append(u.vectors, more...)
-		st := newRelatedState(runID, u.vectors)
+		p.mu.Unlock()
+	}
+}
+
+// Finish joins the vectors into lists: every list after a rebuild, the
+// touched ones otherwise.
+func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) {
+	u := p.u
+	defer func() {
+		p.e.log.Info().Int64("run", r.ID).Str("method", u.stats.Method).Int("joined", u.stats.Queries).
+			Int("lists_written", len(u.lists)).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
+			Msg("related documents updated")
+	}()
+	u.vectors = p.fresh
+	if u.all {
+		u.vectors = append(u.vectors, p.stored...)
+		st := newRelatedState(r.ID, u.vectors)
 		u.state = st
-		if err := e.selfJoin(ctx, u, st); err != nil {
+		if err := p.e.selfJoin(ctx, u, st); err != nil {
 			return nil, err
 		}
 		st.lists = u.lists
 		return u, nil
 	}
-	old, err := e.relatedVectors(ctx, cur.Version, rd.others)
+	old, err := p.e.relatedVectors(ctx, u.version, r.Docs.others)
 	if err != nil {
 		return nil, err
 	}
-	st := newRelatedState(runID, append(old.vectors(), fresh...))
+	st := newRelatedState(r.ID, append(old.vectors(), p.fresh...))
 	u.state = st
-	return u, e.incrementalLists(ctx, u, st, rd, cs.lostRelated)
+	return u, p.e.incrementalLists(ctx, u, st, r.Docs, r.changes.lostRelated)
 }
+
+// Committed makes the run's vectors the engine's for the next run.
+func (u *relatedUpdate) committed(e *Engine) { e.related = u.state }
 
 func newRelatedState(run int64, vs []relatedVector) *relatedState {
 	slices.SortFunc(vs, func(a, b relatedVector) int { return cmp.Compare(a.id, b.id) })
@@ -522,18 +556,6 @@ func scanVectors(rows pgx.Rows, fn func(id int64, v related.Vector)) error {
 	return nil
 }
 
-// vectorize analyses the texts of ids (staged by this run or stored) on all
-// cores: language, stop words, stems, TF-IDF under m.
-func (e *Engine) vectorize(ctx context.Context, runID int64, m *related.Model, langs []related.Lang, ids []int64, staged bool) ([]relatedVector, error) {
-	return mapTexts(ctx, e, runID, ids, staged, func() func(idText) relatedVector {
-		a := related.Analyzer{Candidates: langs}
-		return func(t idText) relatedVector {
-			l, terms := a.Analyze(t.text)
-			return relatedVector{id: t.id, lang: l, v: docVector(m, terms)}
-		}
-	})
-}
-
 // buildRelatedModel counts term document frequencies over a random sample
 // of the indexed documents (neardup.sample_docs of them), on all cores.
 func (e *Engine) buildRelatedModel(ctx context.Context, runID int64, rd runDocuments, langs []related.Lang) (*related.Model, error) {
@@ -578,8 +600,8 @@ func (e *Engine) buildRelatedModel(ctx context.Context, runID int64, rd runDocum
 	return related.NewModel(0, df, relatedMaxDFShare(df.Docs)), nil
 }
 
-// write stores the update inside the run's commit transaction.
-func (u *relatedUpdate) write(ctx context.Context, tx pgx.Tx, runID int64) error {
+// Write stores the update inside the run's commit transaction.
+func (u *relatedUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error {
 	if u.model != nil {
 		v, err := insertRelatedModel(ctx, tx, runID, u.docs, u.model)
 		if err != nil {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/routing"
 )
 
@@ -25,42 +25,45 @@ type routingRow struct {
 	features []uint64
 }
 
-// routingPhase computes the features of what the run indexed, from its
-// stage, on all cores. A full run, or features stored under another
-// definition (routing.FeatureVersion) or missing, recomputes every
-// document's from its stored text.
-func (e *Engine) routingPhase(ctx context.Context, runID int64, full bool, out *cluster.Outcome) (*routingUpdate, error) {
-	rd, err := e.runDocs(ctx, full, out)
-	if err != nil {
-		return nil, err
-	}
-	u := &routingUpdate{drop: rd.gone, all: full}
-	if !full {
-		var stale bool
-		if err := e.pool.QueryRow(ctx, `select exists (select 1 from routing_features where version <> $1)
-			or (select count(*) from routing_features where doc_id = any($2)) < coalesce(cardinality($2::bigint[]), 0)`,
-			routing.FeatureVersion, rd.others).Scan(&stale); err != nil {
-			return nil, fmt.Errorf("check routing features: %w", err)
-		}
-		u.all = stale
-	}
-	features := func() func(idText) routingRow {
-		return func(t idText) routingRow {
-			return routingRow{id: t.id, features: routing.Features([]byte(t.text), routing.DefaultParams)}
-		}
-	}
-	if u.rows, err = mapTexts(ctx, e, runID, rd.indexed, true, features); err != nil {
-		return nil, err
-	}
-	if u.all {
-		more, err := mapTexts(ctx, e, runID, rd.others, false, features)
-		if err != nil {
-			return nil, err
-		}
-		u.rows = append(u.rows, more...)
-	}
-	return u, nil
+// routingPhase computes the routing features of what the run indexed. A
+// full run, or features stored under another definition
+// (routing.FeatureVersion) or missing, recomputes every document's, from
+// the stored texts too.
+type routingPhase struct {
+	e  *Engine
+	u  *routingUpdate
+	mu sync.Mutex
 }
+
+func (p *routingPhase) Name() string { return "routing" }
+
+// Prepare decides whether every document's features are recomputed.
+func (p *routingPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
+	p.u = &routingUpdate{drop: r.Docs.gone, all: r.Full}
+	if !r.Full {
+		var stale bool
+		if err := p.e.pool.QueryRow(ctx, `select exists (select 1 from routing_features where version <> $1)
+			or (select count(*) from routing_features where doc_id = any($2)) < coalesce(cardinality($2::bigint[]), 0)`,
+			routing.FeatureVersion, r.Docs.others).Scan(&stale); err != nil {
+			return false, fmt.Errorf("check routing features: %w", err)
+		}
+		p.u.all = stale
+	}
+	return p.u.all, nil
+}
+
+// Worker computes each text's features (content-defined chunks of its
+// normalised bytes, fingerprinted).
+func (p *routingPhase) Worker() func(*DocText) {
+	return func(t *DocText) {
+		row := routingRow{id: t.ID, features: routing.Features([]byte(t.Text), routing.DefaultParams)}
+		p.mu.Lock()
+		p.u.rows = append(p.u.rows, row)
+		p.mu.Unlock()
+	}
+}
+
+func (p *routingPhase) Finish(context.Context, *RunState) (Update, error) { return p.u, nil }
 
 // encodeFeatures is the routing_features.features column.
 func encodeFeatures(fs []uint64) []byte {
@@ -82,8 +85,8 @@ func decodeFeatures(b []byte) ([]uint64, error) {
 	return fs, nil
 }
 
-// write stores the update inside the run's commit transaction.
-func (u *routingUpdate) write(ctx context.Context, tx pgx.Tx, runID int64) error {
+// Write stores the update inside the run's commit transaction.
+func (u *routingUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error {
 	if _, err := tx.Exec(ctx, `delete from routing_features where doc_id = any($1)`, u.drop); err != nil {
 		return fmt.Errorf("drop routing features: %w", err)
 	}
