@@ -12,25 +12,26 @@ import (
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 // PassageOptions tune a passage report.
 type PassageOptions struct {
 	// Align tunes the alignment (gaps, minimum length, suppressed chunks).
-	Align invindex.AlignOptions
+	Align passage.Options
 	// Exclusions leaves quotations, block quotes and the bibliography out of
 	// the coverage figures, in the document and in each source; passages
 	// lying wholly inside the document's excluded text are not reported.
 	// The zero value excludes nothing and gives the raw report, which
 	// Report.Filter turns into the report of any exclusions without
 	// aligning again.
-	Exclusions invindex.Exclusions
+	Exclusions passage.Exclusions
 }
 
 // DefaultPassageOptions exclude quotations, block quotes and the
 // bibliography, as a teacher's report does by default.
 func DefaultPassageOptions() PassageOptions {
-	return PassageOptions{Exclusions: invindex.AllExclusions()}
+	return PassageOptions{Exclusions: passage.AllExclusions()}
 }
 
 // ErrNoText is returned by Passages for a document without a stored text:
@@ -52,13 +53,13 @@ type Report struct {
 	Restricted bool `json:"restricted"`
 	// Coverage is the share of the document's characters covered by a
 	// passage from any source, each counted once, excluded text left out
-	// (invindex.Coverage): the figure a teacher sees first.
+	// (passage.Coverage): the figure a teacher sees first.
 	Coverage float64 `json:"coverage"`
 	// Chunks is the document's number of distinct chunks, the denominator
 	// of Similarity.
 	Chunks int `json:"chunks"`
 	// Excluded are the byte ranges of the document left out of coverage.
-	Excluded []invindex.Range `json:"excluded,omitempty"`
+	Excluded []passage.Range `json:"excluded,omitempty"`
 	// Sources are ranked as the similarity list ranks them: most shared
 	// chunks first, ties by id.
 	Sources []SourceReport `json:"sources"`
@@ -85,7 +86,7 @@ type SourceReport struct {
 	Shared     int     `json:"shared_chunks"`
 	// Passages are sorted by their position in the document; A offsets
 	// refer to the document's text, B offsets to the source's.
-	Passages []invindex.Passage `json:"passages"`
+	Passages []passage.Passage `json:"passages"`
 	// CoverageA is the share of the document's characters covered by the
 	// passages from this source; CoverageB the share of the source's
 	// characters they cover. Excluded text is left out of both.
@@ -272,9 +273,9 @@ func buildReport(ctx context.Context, p invindex.Params, text string, srcs []Sou
 // worker; the document's keys are hashed once), keeping every passage, and
 // finds what Filter needs of each text. It stops early, returning what it
 // has, when ctx is cancelled. The coverage figures are left for Filter.
-func rawReport(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, opt invindex.AlignOptions) Report {
+func rawReport(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, opt passage.Options) Report {
 	rep := Report{Text: text, Sources: srcs, info: newTextInfo(text)}
-	doc := invindex.NewDoc(invindex.NewTokenizer(p), text)
+	doc := passage.NewDoc(invindex.NewTokenizer(p), text)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(len(srcs), 1)) {
@@ -284,9 +285,9 @@ func rawReport(ctx context.Context, p invindex.Params, text string, srcs []Sourc
 			tok := invindex.NewTokenizer(p)
 			for i := range work {
 				s := &srcs[i]
-				s.Passages = invindex.Align(doc, invindex.NewDoc(tok, s.Text), opt)
+				s.Passages = passage.Align(doc, passage.NewDoc(tok, s.Text), opt)
 				if s.Passages == nil {
-					s.Passages = []invindex.Passage{}
+					s.Passages = []passage.Passage{}
 				}
 				s.info = newTextInfo(s.Text)
 			}

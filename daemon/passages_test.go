@@ -13,6 +13,7 @@ import (
 
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 // passageCorpus is a small archive with known copies: the essay copies one
@@ -121,12 +122,12 @@ func TestPassages(t *testing.T) {
 		t.Fatalf("source 1 figures: %+v", s1)
 	}
 	cov := func(text string, parts ...string) float64 {
-		var rs []invindex.Range
+		var rs []passage.Range
 		for _, p := range parts {
 			i := strings.Index(text, p)
-			rs = append(rs, invindex.Range{Start: i, End: i + len(p)})
+			rs = append(rs, passage.Range{Start: i, End: i + len(p)})
 		}
-		return invindex.Coverage(text, rs, nil)
+		return passage.Coverage(text, rs, nil)
 	}
 	if want := cov(rep.Text, pc.copied1); !near(s1.CoverageA, want) {
 		t.Errorf("coverage of the essay by source 1: %v, want %v", s1.CoverageA, want)
@@ -149,9 +150,9 @@ func TestPassages(t *testing.T) {
 	if len(rep.Excluded) < 2 {
 		t.Fatalf("excluded ranges %v: want the quotation and the bibliography", rep.Excluded)
 	}
-	excluded := invindex.ExcludedRanges(rep.Text, invindex.AllExclusions())
+	excluded := passage.ExcludedRanges(rep.Text, passage.AllExclusions())
 	i := strings.Index(rep.Text, pc.copied1)
-	want := invindex.Coverage(rep.Text, []invindex.Range{{Start: i, End: i + len(pc.copied1)}}, excluded)
+	want := passage.Coverage(rep.Text, []passage.Range{{Start: i, End: i + len(pc.copied1)}}, excluded)
 	if !near(rep.Coverage, want) || rep.Coverage <= 0 {
 		t.Errorf("overall coverage with exclusions %v, want %v", rep.Coverage, want)
 	}
@@ -394,7 +395,7 @@ func TestPassages_HeadersAndFilter(t *testing.T) {
 	if s1 == nil || s2 == nil || s1.Author != "B. Scholar" || s1.Kind != "thesis" || s1.Year != 2019 || !s1.Restricted || s2.Restricted || s1.ExternalID != "src1" {
 		t.Fatalf("source headers %+v / %+v", s1, s2)
 	}
-	for _, ex := range []invindex.Exclusions{{}, invindex.AllExclusions(), {Quotes: true}, {Bibliography: true}} {
+	for _, ex := range []passage.Exclusions{{}, passage.AllExclusions(), {Quotes: true}, {Bibliography: true}} {
 		want, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{Exclusions: ex})
 		if err != nil {
 			t.Fatal(err)
@@ -402,7 +403,7 @@ func TestPassages_HeadersAndFilter(t *testing.T) {
 		sameReport(t, "Passages filtered afterwards", raw.Filter(ReportFilter{Exclusions: ex}), want)
 	}
 	// Leaving out source 1 leaves source 2's copy, quoted: nothing with quotes excluded.
-	f := raw.Filter(ReportFilter{ExcludeSources: []int64{src1}, Exclusions: invindex.AllExclusions()})
+	f := raw.Filter(ReportFilter{ExcludeSources: []int64{src1}, Exclusions: passage.AllExclusions()})
 	if len(f.Sources) != 1 || f.Sources[0].ID != src2 || f.Coverage != 0 {
 		t.Fatalf("source 1 excluded, quotes excluded: coverage %v, sources %+v", f.Coverage, f.Sources)
 	}
@@ -421,5 +422,5 @@ func TestPassages_HeadersAndFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameReport(t, "CheckText filtered afterwards", rawCheck.Filter(ReportFilter{Exclusions: invindex.AllExclusions()}), want)
+	sameReport(t, "CheckText filtered afterwards", rawCheck.Filter(ReportFilter{Exclusions: passage.AllExclusions()}), want)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 // filterCorpus is a document and its sources with copies in every place a
@@ -68,16 +69,16 @@ func filterCorpus(rng *rand.Rand, g *wordGen) (string, []SourceReport) {
 func directReport(p invindex.Params, text string, srcs []SourceReport, opt PassageOptions) Report {
 	srcs = slices.Clone(srcs)
 	rep := Report{Text: text, Sources: srcs}
-	doc := invindex.NewDoc(invindex.NewTokenizer(p), text)
-	rep.Excluded = invindex.ExcludedRanges(text, opt.Exclusions)
+	doc := passage.NewDoc(invindex.NewTokenizer(p), text)
+	rep.Excluded = passage.ExcludedRanges(text, opt.Exclusions)
 	tok := invindex.NewTokenizer(p)
 	for i := range srcs {
 		s := &srcs[i]
-		src := invindex.NewDoc(tok, s.Text)
-		var kept []invindex.Passage
-		var as, bs []invindex.Range
-		for _, pg := range invindex.Align(doc, src, opt.Align) {
-			if len(rep.Excluded) > 0 && len(invindex.SubtractRanges([]invindex.Range{pg.A()}, rep.Excluded)) == 0 {
+		src := passage.NewDoc(tok, s.Text)
+		var kept []passage.Passage
+		var as, bs []passage.Range
+		for _, pg := range passage.Align(doc, src, opt.Align) {
+			if len(rep.Excluded) > 0 && len(passage.SubtractRanges([]passage.Range{pg.A()}, rep.Excluded)) == 0 {
 				continue
 			}
 			kept = append(kept, pg)
@@ -85,12 +86,12 @@ func directReport(p invindex.Params, text string, srcs []SourceReport, opt Passa
 		}
 		s.Passages = kept
 		if s.Passages == nil {
-			s.Passages = []invindex.Passage{}
+			s.Passages = []passage.Passage{}
 		}
 		s.CoverageA = doc.Coverage(as, rep.Excluded)
-		s.CoverageB = src.Coverage(bs, invindex.ExcludedRanges(s.Text, opt.Exclusions))
+		s.CoverageB = src.Coverage(bs, passage.ExcludedRanges(s.Text, opt.Exclusions))
 	}
-	var all []invindex.Range
+	var all []passage.Range
 	for _, s := range srcs {
 		for _, pg := range s.Passages {
 			all = append(all, pg.A())
@@ -134,8 +135,8 @@ func deepCopy(r Report) Report {
 	return r
 }
 
-func randomExclusions(rng *rand.Rand) invindex.Exclusions {
-	return invindex.Exclusions{Quotes: rng.IntN(2) == 0, Bibliography: rng.IntN(2) == 0, BlockQuotes: rng.IntN(2) == 0}
+func randomExclusions(rng *rand.Rand) passage.Exclusions {
+	return passage.Exclusions{Quotes: rng.IntN(2) == 0, Bibliography: rng.IntN(2) == 0, BlockQuotes: rng.IntN(2) == 0}
 }
 
 func randomFilter(rng *rand.Rand, srcs []SourceReport) ReportFilter {
@@ -156,7 +157,7 @@ func randomFilter(rng *rand.Rand, srcs []SourceReport) ReportFilter {
 // the others.
 func applyDirect(rep Report, f ReportFilter) Report {
 	var keep []SourceReport
-	var all []invindex.Range
+	var all []passage.Range
 	for _, s := range rep.Sources {
 		if s.Similarity < f.MinSimilarity || slices.Contains(f.ExcludeSources, s.ID) {
 			continue
@@ -167,7 +168,7 @@ func applyDirect(rep Report, f ReportFilter) Report {
 		}
 	}
 	rep.Sources = keep
-	rep.Coverage = invindex.Coverage(rep.Text, all, rep.Excluded)
+	rep.Coverage = passage.Coverage(rep.Text, all, rep.Excluded)
 	return rep
 }
 
@@ -183,7 +184,7 @@ func TestReportFilter_EqualsDirect(t *testing.T) {
 	ctx := context.Background()
 	for iter := 0; iter < 40; iter++ {
 		text, srcs := filterCorpus(rng, g)
-		raw := rawReport(ctx, p, text, slices.Clone(srcs), invindex.AlignOptions{})
+		raw := rawReport(ctx, p, text, slices.Clone(srcs), passage.Options{})
 		before := deepCopy(raw)
 		found := 0
 		for _, s := range raw.Sources {
@@ -229,16 +230,16 @@ func TestReportFilter_ExcludeSource(t *testing.T) {
 		{ID: 1, Similarity: 0.2, Text: strings.Join(s1, " ")},
 		{ID: 2, Similarity: 0.1, Text: strings.Join(s2, " ")},
 	}
-	raw := rawReport(context.Background(), invindex.DefaultParams(), text, srcs, invindex.AlignOptions{})
+	raw := rawReport(context.Background(), invindex.DefaultParams(), text, srcs, passage.Options{})
 	all := raw.Filter(ReportFilter{})
 	i1, i2 := strings.Index(text, c1), strings.Index(text, c2)
-	r1 := invindex.Range{Start: i1, End: i1 + len(c1)}
-	r2 := invindex.Range{Start: i2, End: i2 + len(c2)}
-	if want := invindex.Coverage(text, []invindex.Range{r1, r2}, nil); all.Coverage != want || len(all.Sources) != 2 {
+	r1 := passage.Range{Start: i1, End: i1 + len(c1)}
+	r2 := passage.Range{Start: i2, End: i2 + len(c2)}
+	if want := passage.Coverage(text, []passage.Range{r1, r2}, nil); all.Coverage != want || len(all.Sources) != 2 {
 		t.Fatalf("both sources: coverage %v, want %v; sources %+v", all.Coverage, want, all.Sources)
 	}
 	only2 := raw.Filter(ReportFilter{ExcludeSources: []int64{1}})
-	if want := invindex.Coverage(text, []invindex.Range{r2}, nil); only2.Coverage != want || len(only2.Sources) != 1 || only2.Sources[0].ID != 2 {
+	if want := passage.Coverage(text, []passage.Range{r2}, nil); only2.Coverage != want || len(only2.Sources) != 1 || only2.Sources[0].ID != 2 {
 		t.Fatalf("source 1 excluded: coverage %v, want %v; sources %+v", only2.Coverage, want, only2.Sources)
 	}
 	if only2.Coverage >= all.Coverage || only2.Sources[0].CoverageA != all.Sources[1].CoverageA {
@@ -281,15 +282,15 @@ func TestReportFilter_MinSimilarity(t *testing.T) {
 func TestInside(t *testing.T) {
 	rng := rand.New(rand.NewPCG(testSeed(t), 3))
 	for i := 0; i < 20000; i++ {
-		var ex []invindex.Range
+		var ex []passage.Range
 		for k := rng.IntN(6); k > 0; k-- {
 			s := rng.IntN(60)
-			ex = append(ex, invindex.Range{Start: s, End: s + rng.IntN(15)})
+			ex = append(ex, passage.Range{Start: s, End: s + rng.IntN(15)})
 		}
-		ex = invindex.UnionRanges(ex)
+		ex = passage.UnionRanges(ex)
 		s := rng.IntN(70)
-		r := invindex.Range{Start: s, End: s + rng.IntN(12)}
-		want := len(ex) > 0 && len(invindex.SubtractRanges([]invindex.Range{r}, ex)) == 0
+		r := passage.Range{Start: s, End: s + rng.IntN(12)}
+		want := len(ex) > 0 && len(passage.SubtractRanges([]passage.Range{r}, ex)) == 0
 		if got := inside(r, ex); got != want {
 			t.Fatalf("inside(%v, %v) = %v, want %v", r, ex, got, want)
 		}

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/plagd/plagd/daemon"
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 // The report routes of the JSON API. Offsets are byte offsets into the
@@ -183,23 +183,23 @@ func apiHead(h docHeader, withheld bool) apiDocHead {
 
 // apiPairBody is the report of a document and one of its sources.
 type apiPairBody struct {
-	Document       apiDocHead          `json:"document"`
-	Source         apiDocHead          `json:"source"`
-	Rank           int                 `json:"rank"`            // the source's place in the document's list, from 1
-	Similarity     float64             `json:"similarity"`      // document → source
-	Reverse        float64             `json:"reverse"`         // source → document
-	Shared         int                 `json:"shared_chunks"`   // chunks the two share
-	CoverageDoc    float64             `json:"coverage_doc"`    // share of the document in the passages
-	CoverageSource float64             `json:"coverage_source"` // share of the source in the passages
-	Exclusions     invindex.Exclusions `json:"exclusions"`
-	Passages       []apiPairPassage    `json:"passages"`
+	Document       apiDocHead         `json:"document"`
+	Source         apiDocHead         `json:"source"`
+	Rank           int                `json:"rank"`            // the source's place in the document's list, from 1
+	Similarity     float64            `json:"similarity"`      // document → source
+	Reverse        float64            `json:"reverse"`         // source → document
+	Shared         int                `json:"shared_chunks"`   // chunks the two share
+	CoverageDoc    float64            `json:"coverage_doc"`    // share of the document in the passages
+	CoverageSource float64            `json:"coverage_source"` // share of the source in the passages
+	Exclusions     passage.Exclusions `json:"exclusions"`
+	Passages       []apiPairPassage   `json:"passages"`
 }
 
 // apiPairPassage is one aligned passage: its offsets in both texts
-// (invindex.Passage: a_* in the document, b_* in the source) and the text
+// (passage.Passage: a_* in the document, b_* in the source) and the text
 // of each side the caller may read.
 type apiPairPassage struct {
-	invindex.Passage
+	passage.Passage
 	DocText    string `json:"doc_text,omitempty"`
 	SourceText string `json:"source_text,omitempty"`
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/daemon"
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 // The report pages show a raw report (daemon.Passages or CheckText without
@@ -311,8 +311,8 @@ func anyFlag(q url.Values, name string, def bool) (bool, error) {
 	return def, nil
 }
 
-func (rq reportQuery) exclusions() invindex.Exclusions {
-	return invindex.Exclusions{Quotes: rq.Quotes, Bibliography: rq.Bib, BlockQuotes: rq.Blocks}
+func (rq reportQuery) exclusions() passage.Exclusions {
+	return passage.Exclusions{Quotes: rq.Quotes, Bibliography: rq.Bib, BlockQuotes: rq.Blocks}
 }
 
 // filter is the daemon's filter for the query.
@@ -534,7 +534,7 @@ type reportRegion struct {
 }
 
 // exclusionNote says in words what a filter leaves out.
-func exclusionNote(ex invindex.Exclusions) string {
+func exclusionNote(ex passage.Exclusions) string {
 	var parts []string
 	if ex.Quotes {
 		parts = append(parts, "quotations")
@@ -667,7 +667,7 @@ func pctText(f float64) string { return fmt.Sprintf("%.1f %%", f*100) }
 // span is a passage's range in one text, with the rank of its source and
 // its number among the source's passages (1-based).
 type span struct {
-	r    invindex.Range
+	r    passage.Range
 	rank int
 	src  int64
 	n    int
@@ -677,7 +677,7 @@ type span struct {
 // excluded range, and asks mk how to show each piece, given the spans
 // covering it (in the order given) and whether it is excluded. Adjacent
 // pieces shown alike are joined.
-func segmentText(text string, spans []span, excluded []invindex.Range, mk func(active []span, excluded bool) segment) []segment {
+func segmentText(text string, spans []span, excluded []passage.Range, mk func(active []span, excluded bool) segment) []segment {
 	clip := func(x int) int { return min(max(x, 0), len(text)) }
 	shown := reflowForDisplay(text)
 	cuts := []int{0, len(text)}
@@ -766,14 +766,14 @@ const contextWords = 30
 
 // buildCompare lays out the side-by-side view of the filtered report's
 // document and source src (which must be in it).
-func buildCompare(rep daemon.Report, src daemon.SourceReport, rank int, ex invindex.Exclusions, seeDoc, seeSrc bool) ([]segment, []segment, []compareRow) {
+func buildCompare(rep daemon.Report, src daemon.SourceReport, rank int, ex passage.Exclusions, seeDoc, seeSrc bool) ([]segment, []segment, []compareRow) {
 	color := "hl c" + strconv.Itoa(rank%paletteSize)
 	var as, bs []span
 	for i, p := range src.Passages {
 		as = append(as, span{r: p.A(), n: i + 1})
 		bs = append(bs, span{r: p.B(), n: i + 1})
 	}
-	column := func(text string, spans []span, excluded []invindex.Range, own, other string) []segment {
+	column := func(text string, spans []span, excluded []passage.Range, own, other string) []segment {
 		started := map[int]bool{}
 		return segmentText(text, spans, excluded, func(active []span, isEx bool) segment {
 			if len(active) == 0 {
@@ -807,7 +807,7 @@ func buildCompare(rep daemon.Report, src daemon.SourceReport, rank int, ex invin
 		left = column(rep.Text, as, rep.Excluded, "a", "b")
 	}
 	if seeSrc {
-		right = column(src.Text, bs, invindex.ExcludedRanges(src.Text, ex), "b", "a")
+		right = column(src.Text, bs, passage.ExcludedRanges(src.Text, ex), "b", "a")
 	}
 	rows := make([]compareRow, len(src.Passages))
 	for i, p := range src.Passages {

@@ -27,7 +27,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 // rtWords makes n made-up words starting with prefix: texts share words
@@ -583,20 +583,20 @@ func TestReportAPI_Shape(t *testing.T) {
 		Coverage   float64 `json:"coverage"`
 		Chunks     int     `json:"chunks"`
 		Text       string  `json:"text"`
-		Excluded   []invindex.Range
+		Excluded   []passage.Range
 		Filter     daemon.ReportFilter `json:"filter"`
 		Sources    []struct {
-			ID         int64              `json:"id"`
-			Title      string             `json:"title"`
-			Author     string             `json:"author"`
-			Restricted *bool              `json:"restricted"`
-			Similarity float64            `json:"similarity"`
-			Reverse    float64            `json:"reverse"`
-			Shared     int                `json:"shared_chunks"`
-			Passages   []invindex.Passage `json:"passages"`
-			CoverageA  float64            `json:"coverage_doc"`
-			CoverageB  float64            `json:"coverage_source"`
-			Text       string             `json:"text"`
+			ID         int64             `json:"id"`
+			Title      string            `json:"title"`
+			Author     string            `json:"author"`
+			Restricted *bool             `json:"restricted"`
+			Similarity float64           `json:"similarity"`
+			Reverse    float64           `json:"reverse"`
+			Shared     int               `json:"shared_chunks"`
+			Passages   []passage.Passage `json:"passages"`
+			CoverageA  float64           `json:"coverage_doc"`
+			CoverageB  float64           `json:"coverage_source"`
+			Text       string            `json:"text"`
 		} `json:"sources"`
 	}
 	if err := json.Unmarshal([]byte(r.body), &rep); err != nil {
@@ -643,15 +643,15 @@ func TestReportAPI_Shape(t *testing.T) {
 			Title      string `json:"title"`
 			Restricted *bool  `json:"restricted"`
 		}
-		Rank           int                 `json:"rank"`
-		Similarity     float64             `json:"similarity"`
-		Reverse        float64             `json:"reverse"`
-		Shared         int                 `json:"shared_chunks"`
-		CoverageDoc    float64             `json:"coverage_doc"`
-		CoverageSource float64             `json:"coverage_source"`
-		Exclusions     invindex.Exclusions `json:"exclusions"`
+		Rank           int                `json:"rank"`
+		Similarity     float64            `json:"similarity"`
+		Reverse        float64            `json:"reverse"`
+		Shared         int                `json:"shared_chunks"`
+		CoverageDoc    float64            `json:"coverage_doc"`
+		CoverageSource float64            `json:"coverage_source"`
+		Exclusions     passage.Exclusions `json:"exclusions"`
 		Passages       []struct {
-			invindex.Passage
+			passage.Passage
 			DocText    string `json:"doc_text"`
 			SourceText string `json:"source_text"`
 		} `json:"passages"`
@@ -707,8 +707,8 @@ func TestReportQuery_Parse(t *testing.T) {
 
 func TestSegmentText(t *testing.T) {
 	text := "0123456789abcdefghij"
-	spans := []span{{r: invindex.Range{Start: 2, End: 8}, rank: 1, src: 20, n: 1}, {r: invindex.Range{Start: 5, End: 12}, rank: 0, src: 10, n: 1}}
-	ex := []invindex.Range{{Start: 10, End: 15}}
+	spans := []span{{r: passage.Range{Start: 2, End: 8}, rank: 1, src: 20, n: 1}, {r: passage.Range{Start: 5, End: 12}, rank: 0, src: 10, n: 1}}
+	ex := []passage.Range{{Start: 10, End: 15}}
 	segs := segmentText(text, spans, ex, func(active []span, excluded bool) segment {
 		s := segment{}
 		for _, a := range active {

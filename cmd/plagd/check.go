@@ -16,7 +16,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract/sandbox"
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 func init() { register(newCheckCmd) }
@@ -41,15 +41,15 @@ func addPassageFlags(cmd *cobra.Command, withSwitch bool, defaultTop int) *passa
 	f.BoolVar(&pf.noQuotes, "no-quotes", false, "count text in quotation marks as matching text too")
 	f.BoolVar(&pf.noBibliography, "no-bibliography", false, "count the bibliography as matching text too")
 	f.BoolVar(&pf.noBlockQts, "no-block-quotes", false, "count marked block quotes as matching text too")
-	f.IntVar(&pf.minWords, "min-words", invindex.DefaultMinWords, "shortest passage reported, in words")
-	f.IntVar(&pf.maxGap, "max-gap", invindex.DefaultMaxGapWords, "longest gap inside a passage, in words")
+	f.IntVar(&pf.minWords, "min-words", passage.DefaultMinWords, "shortest passage reported, in words")
+	f.IntVar(&pf.maxGap, "max-gap", passage.DefaultMaxGapWords, "longest gap inside a passage, in words")
 	return pf
 }
 
 func (pf *passageFlags) options() daemon.PassageOptions {
 	return daemon.PassageOptions{
-		Align: invindex.AlignOptions{MinWords: nonZero(pf.minWords), MaxGapWords: nonZero(pf.maxGap)},
-		Exclusions: invindex.Exclusions{
+		Align: passage.Options{MinWords: nonZero(pf.minWords), MaxGapWords: nonZero(pf.maxGap)},
+		Exclusions: passage.Exclusions{
 			Quotes: !pf.noQuotes, Bibliography: !pf.noBibliography, BlockQuotes: !pf.noBlockQts,
 		},
 	}
@@ -220,9 +220,9 @@ func writeReport(w io.Writer, title string, rep daemon.Report, pf *passageFlags)
 		fmt.Fprintf(w, "\nSource %d  %s: %s\n", s.ID, sourceName(s), plural(len(s.Passages), "passage"))
 		for i, p := range s.Passages {
 			offs := []int{p.AStart, p.AEnd}
-			invindex.RuneOffsets(rep.Text, offs)
+			passage.RuneOffsets(rep.Text, offs)
 			soffs := []int{p.BStart, p.BEnd}
-			invindex.RuneOffsets(s.Text, soffs)
+			passage.RuneOffsets(s.Text, soffs)
 			fmt.Fprintf(w, "  [%d] document %d–%d (%d words) ↔ source %d–%d (%d words), %d shared windows\n",
 				i+1, offs[0], offs[1], p.AWords, soffs[0], soffs[1], p.BWords, p.Shared)
 			fmt.Fprintf(w, "      document: %s\n", excerpt(rep.Text, p.AStart, p.AEnd))
