@@ -12,6 +12,7 @@ import (
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/routing"
 )
 
@@ -70,13 +71,13 @@ func TestCheckText_Routed(t *testing.T) {
 	checkRouting(t, pool, "after the first run")
 
 	copyText := "Resubmitted.\n" + texts[7]
-	plain, err := e.CheckText(ctx, copyText, 5, PassageOptions{})
+	plain, err := e.CheckText(ctx, copyText, 5, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Routing.Enabled = true
 	routed := NewEngine(cfg, pool, testLogger(t))
-	rep, err := routed.CheckText(ctx, copyText, 5, PassageOptions{})
+	rep, err := routed.CheckText(ctx, copyText, 5, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestCheckText_Routed(t *testing.T) {
 	}
 	mustRun(t, e, false)
 	checkRouting(t, pool, "after the deleting run")
-	rep2, err := routed.CheckText(ctx, copyText, 5, PassageOptions{})
+	rep2, err := routed.CheckText(ctx, copyText, 5, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestCheckText_Routed(t *testing.T) {
 	half := func(s string) string { ws := strings.Fields(s); return strings.Join(ws[:len(ws)/2], " ") }
 	mixed := half(texts[3]) + "\n" + half(texts[11])
 	cfg.Routing.AllPartitions = true
-	all, err := NewEngine(cfg, pool, testLogger(t)).CheckText(ctx, mixed, 5, PassageOptions{})
+	all, err := NewEngine(cfg, pool, testLogger(t)).CheckText(ctx, mixed, 5, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestCheckText_Routed(t *testing.T) {
 	}
 }
 
-func head(s []SourceReport) []int64 {
+func head(s []report.SourceReport) []int64 {
 	var ids []int64
 	for _, x := range s {
 		ids = append(ids, x.ID)
@@ -181,11 +182,11 @@ func TestCluster_RoutedCheckOnNodes(t *testing.T) {
 	local.Cluster = config.Default().Cluster
 	check := func(text, when string) {
 		t.Helper()
-		got, err := e.CheckText(ctx, text, 5, PassageOptions{})
+		got, err := e.CheckText(ctx, text, 5, report.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := NewEngine(local, pool, testLogger(t)).CheckText(ctx, text, 5, PassageOptions{})
+		want, err := NewEngine(local, pool, testLogger(t)).CheckText(ctx, text, 5, report.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

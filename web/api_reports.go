@@ -7,6 +7,7 @@ import (
 
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 )
 
 // The report routes of the JSON API. Offsets are byte offsets into the
@@ -15,18 +16,18 @@ import (
 // "text_withheld" is true, while figures, passages' offsets and headers
 // stay.
 
-// apiReportBody is a report as the API sends it: daemon.Report's fields
+// apiReportBody is a report as the API sends it: report.Report's fields
 // (doc, external_id, title, author, kind, year, restricted, coverage,
 // chunks, excluded, sources) plus the texts the caller may read, the
 // filter applied, and for a document its status.
 type apiReportBody struct {
-	daemon.Report
-	Status       string              `json:"status,omitempty"`   // the document's: indexed or pending (a check has none)
-	Filename     string              `json:"filename,omitempty"` // a check's file name
-	Text         string              `json:"text,omitempty"`
-	TextWithheld bool                `json:"text_withheld,omitempty"`
-	Sources      []apiSourceBody     `json:"sources"`
-	Filter       daemon.ReportFilter `json:"filter"`
+	report.Report
+	Status       string          `json:"status,omitempty"`   // the document's: indexed or pending (a check has none)
+	Filename     string          `json:"filename,omitempty"` // a check's file name
+	Text         string          `json:"text,omitempty"`
+	TextWithheld bool            `json:"text_withheld,omitempty"`
+	Sources      []apiSourceBody `json:"sources"`
+	Filter       report.Filter   `json:"filter"`
 	// NearDuplicates are the documents within neardup.distance bits of
 	// the text (headers only, restricted ones flagged), nearest first,
 	// whatever the filter; empty when none (or, for a document, when it
@@ -54,10 +55,10 @@ type apiDocReportBody struct {
 	RelatedError string              `json:"related_error,omitempty"`
 }
 
-// apiSourceBody is one source: daemon.SourceReport's fields plus its text
+// apiSourceBody is one source: report.SourceReport's fields plus its text
 // when the caller may read it.
 type apiSourceBody struct {
-	daemon.SourceReport
+	report.SourceReport
 	Text         string `json:"text,omitempty"`
 	TextWithheld bool   `json:"text_withheld,omitempty"`
 }
@@ -66,7 +67,7 @@ type apiSourceBody struct {
 // are current; ownText says whether the caller may read the document's own
 // text (a restricted document's, or always for a check), admin whether it
 // reads restricted sources.
-func reportBody(rep daemon.Report, f daemon.ReportFilter, ownText, admin bool) apiReportBody {
+func reportBody(rep report.Report, f report.Filter, ownText, admin bool) apiReportBody {
 	if f.ExcludeSources == nil {
 		f.ExcludeSources = []int64{}
 	}
@@ -104,31 +105,31 @@ func (s *Server) apiReportFail(w http.ResponseWriter, r *http.Request, err error
 
 // apiDocReport reads document {id}'s raw report with current headers, or
 // says why there is none (404 no such document, 409 no_report).
-func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (daemon.Document, daemon.Report, bool) {
+func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (daemon.Document, report.Report, bool) {
 	id, ok := pathID(r, "id")
 	if !ok {
 		s.apiReportFail(w, r, noDocument(r.PathValue("id")))
-		return daemon.Document{}, daemon.Report{}, false
+		return daemon.Document{}, report.Report{}, false
 	}
 	ctx := r.Context()
 	doc, err := daemon.GetDocument(ctx, s.pool, id)
 	if err != nil {
 		s.apiReportFail(w, r, documentError(err))
-		return doc, daemon.Report{}, false
+		return doc, report.Report{}, false
 	}
-	var raw daemon.Report
+	var raw report.Report
 	switch doc.Status {
 	case "failed":
-		err = problemf(daemon.ErrNoText, "document %d has no report: its text could not be read: %s", id, doc.Error)
+		err = problemf(report.ErrNoText, "document %d has no report: its text could not be read: %s", id, doc.Error)
 	case "deleted":
-		err = problemf(daemon.ErrNoText, "document %d has no report: it is deleted", id)
+		err = problemf(report.ErrNoText, "document %d has no report: it is deleted", id)
 	default:
 		raw, err = s.rawReport(ctx, id)
-		if errors.Is(err, daemon.ErrNoText) {
-			err = problemf(daemon.ErrNoText, "document %d has no report yet: the next run indexes it", id)
+		if errors.Is(err, report.ErrNoText) {
+			err = problemf(report.ErrNoText, "document %d has no report yet: the next run indexes it", id)
 		}
 	}
-	if errors.Is(err, daemon.ErrNoText) {
+	if errors.Is(err, report.ErrNoText) {
 		apiError(w, http.StatusConflict, "no_report", err.Error())
 		return doc, raw, false
 	}
@@ -221,15 +222,15 @@ func (s *Server) apiPairReport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rank := slices.IndexFunc(raw.Sources, func(x daemon.SourceReport) bool { return x.ID == other })
+	rank := slices.IndexFunc(raw.Sources, func(x report.SourceReport) bool { return x.ID == other })
 	if rank < 0 {
 		s.apiReportFail(w, r, problemf(errNotFound, "document %d is not among the sources of document %d (GET /api/v1/documents/%d/similar lists them)",
 			other, raw.Doc, raw.Doc))
 		return
 	}
 	ex := rq.exclusions()
-	f := raw.Filter(daemon.ReportFilter{Exclusions: ex})
-	src := f.Sources[slices.IndexFunc(f.Sources, func(x daemon.SourceReport) bool { return x.ID == other })]
+	f := raw.Filter(report.Filter{Exclusions: ex})
+	src := f.Sources[slices.IndexFunc(f.Sources, func(x report.SourceReport) bool { return x.ID == other })]
 	admin := who(r).seesRestricted()
 	seeDoc, seeSrc := !f.Restricted || admin, !src.Restricted || admin
 	b := apiPairBody{Document: apiHead(reportHeader(f), !seeDoc), Source: apiHead(sourceHeader(src), !seeSrc),
@@ -263,7 +264,7 @@ func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
 		s.apiReportFail(w, r, err)
 		return
 	}
-	raw, err := s.engine.CheckText(r.Context(), text, 0, daemon.PassageOptions{})
+	raw, err := s.engine.CheckText(r.Context(), text, 0, report.Options{})
 	if err == nil {
 		raw, err = freshen(r.Context(), s.pool, raw)
 	}

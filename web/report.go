@@ -17,13 +17,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 )
 
 // The report pages show a raw report (daemon.Passages or CheckText without
 // exclusions, aligned once and cached) through the filters of the query
-// string (daemon.Report.Filter, cheap): a teacher toggling "exclude quotes"
+// string (report.Report.Filter, cheap): a teacher toggling "exclude quotes"
 // never waits for an alignment. Texts of restricted documents reach only
 // admins; every header, restricted flag included, is read fresh on each
 // request, because a cached report may be older than a change of the flag.
@@ -52,13 +52,13 @@ type reportCache struct {
 
 type reportEntry struct {
 	key  reportKey
-	rep  daemon.Report
+	rep  report.Report
 	size int
 }
 
 type reportBuild struct {
 	done chan struct{}
-	rep  daemon.Report
+	rep  report.Report
 	err  error
 }
 
@@ -71,7 +71,7 @@ func newReportCache(n int) *reportCache {
 // cached. A build is not cut short when the request that started it goes
 // away: the next request for the same report finds it done. Errors are not
 // cached.
-func (c *reportCache) get(ctx context.Context, key reportKey, build func(context.Context) (daemon.Report, error)) (daemon.Report, error) {
+func (c *reportCache) get(ctx context.Context, key reportKey, build func(context.Context) (report.Report, error)) (report.Report, error) {
 	c.mu.Lock()
 	if el, ok := c.items[key]; ok {
 		c.lru.MoveToFront(el)
@@ -102,7 +102,7 @@ func (c *reportCache) get(ctx context.Context, key reportKey, build func(context
 	case <-b.done:
 		return b.rep, b.err
 	case <-ctx.Done():
-		return daemon.Report{}, ctx.Err()
+		return report.Report{}, ctx.Err()
 	}
 }
 
@@ -110,7 +110,7 @@ func (c *reportCache) get(ctx context.Context, key reportKey, build func(context
 const reportBuildTimeout = 5 * time.Minute
 
 // add stores rep under key; c.mu is held.
-func (c *reportCache) add(key reportKey, rep daemon.Report) {
+func (c *reportCache) add(key reportKey, rep report.Report) {
 	e := &reportEntry{key: key, rep: rep, size: reportSize(rep)}
 	c.items[key] = c.lru.PushFront(e)
 	c.bytes += e.size
@@ -131,7 +131,7 @@ func (c *reportCache) stats() (cached, builds int) {
 }
 
 // reportSize is about what a report holds in memory: its texts.
-func reportSize(rep daemon.Report) int {
+func reportSize(rep report.Report) int {
 	n := len(rep.Text)
 	for _, s := range rep.Sources {
 		n += len(s.Text) + 64*len(s.Passages)
@@ -149,7 +149,7 @@ type checkEntry struct {
 	Owner    int64 // users.id
 	Filename string
 	Created  time.Time
-	Report   daemon.Report
+	Report   report.Report
 	// Near are the archive's near-duplicates of the text, found when it
 	// was checked.
 	Near nearDupResult
@@ -177,7 +177,7 @@ func newCheckCache(n int, ttl time.Duration) *checkCache {
 
 // put stores a report and the near-duplicates of its text for owner under
 // a new random key and returns it.
-func (c *checkCache) put(owner int64, filename string, rep daemon.Report, near nearDupResult) *checkEntry {
+func (c *checkCache) put(owner int64, filename string, rep report.Report, near nearDupResult) *checkEntry {
 	var b [18]byte
 	_, _ = rand.Read(b[:])
 	e := &checkEntry{Key: base64.RawURLEncoding.EncodeToString(b[:]), Owner: owner, Filename: filename,
@@ -316,8 +316,8 @@ func (rq reportQuery) exclusions() passage.Exclusions {
 }
 
 // filter is the daemon's filter for the query.
-func (rq reportQuery) filter() daemon.ReportFilter {
-	return daemon.ReportFilter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions()}
+func (rq reportQuery) filter() report.Filter {
+	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions()}
 }
 
 // values is the query in its canonical form, without the defaults;
@@ -412,7 +412,7 @@ func currentHeaders(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[i
 
 // freshen returns rep (filtered, so its Sources slice is its own) with the
 // headers of its document and sources as they are now.
-func freshen(ctx context.Context, pool *pgxpool.Pool, rep daemon.Report) (daemon.Report, error) {
+func freshen(ctx context.Context, pool *pgxpool.Pool, rep report.Report) (report.Report, error) {
 	ids := make([]int64, 0, len(rep.Sources)+1)
 	if rep.Doc != 0 {
 		ids = append(ids, rep.Doc)
@@ -445,11 +445,11 @@ func freshen(ctx context.Context, pool *pgxpool.Pool, rep daemon.Report) (daemon
 	return rep, nil
 }
 
-func sourceHeader(s daemon.SourceReport) docHeader {
+func sourceHeader(s report.SourceReport) docHeader {
 	return docHeader{ID: s.ID, ExternalID: s.ExternalID, Title: s.Title, Author: s.Author, Kind: s.Kind, Year: s.Year, Restricted: s.Restricted}
 }
 
-func reportHeader(rep daemon.Report) docHeader {
+func reportHeader(rep report.Report) docHeader {
 	return docHeader{ID: rep.Doc, ExternalID: rep.ExternalID, Title: rep.Title, Author: rep.Author, Kind: rep.Kind, Year: rep.Year, Restricted: rep.Restricted}
 }
 
@@ -557,11 +557,11 @@ func exclusionNote(ex passage.Exclusions) string {
 // buildRegion filters the raw report (whose headers are current) as rq
 // asks and lays it out. base is the page path, seeText whether the caller
 // may read the document's text.
-func buildRegion(raw daemon.Report, rq reportQuery, base string, seeText bool) *reportRegion {
+func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *reportRegion {
 	ex := rq.exclusions()
 	// Per-source figures do not depend on the other sources: one pass
 	// without excluded sources gives the rows, one with them the total.
-	shown := raw.Filter(daemon.ReportFilter{MinSimilarity: rq.Min / 100, Exclusions: ex})
+	shown := raw.Filter(report.Filter{MinSimilarity: rq.Min / 100, Exclusions: ex})
 	final := raw.Filter(rq.filter())
 	rank := make(map[int64]int, len(raw.Sources))
 	for i, s := range raw.Sources {
@@ -766,7 +766,7 @@ const contextWords = 30
 
 // buildCompare lays out the side-by-side view of the filtered report's
 // document and source src (which must be in it).
-func buildCompare(rep daemon.Report, src daemon.SourceReport, rank int, ex passage.Exclusions, seeDoc, seeSrc bool) ([]segment, []segment, []compareRow) {
+func buildCompare(rep report.Report, src report.SourceReport, rank int, ex passage.Exclusions, seeDoc, seeSrc bool) ([]segment, []segment, []compareRow) {
 	color := "hl c" + strconv.Itoa(rank%paletteSize)
 	var as, bs []span
 	for i, p := range src.Passages {

@@ -25,9 +25,9 @@ import (
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/config"
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 )
 
 // rtWords makes n made-up words starting with prefix: texts share words
@@ -584,7 +584,7 @@ func TestReportAPI_Shape(t *testing.T) {
 		Chunks     int     `json:"chunks"`
 		Text       string  `json:"text"`
 		Excluded   []passage.Range
-		Filter     daemon.ReportFilter `json:"filter"`
+		Filter     report.Filter `json:"filter"`
 		Sources    []struct {
 			ID         int64             `json:"id"`
 			Title      string            `json:"title"`
@@ -748,7 +748,7 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 	c := newCheckCache(2, time.Hour)
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return now }
-	e1 := c.put(1, "a.txt", daemon.Report{Text: "a"}, nearDupResult{})
+	e1 := c.put(1, "a.txt", report.Report{Text: "a"}, nearDupResult{})
 	if _, ok := c.get(e1.Key, 1); !ok {
 		t.Fatal("owner cannot read their check")
 	}
@@ -759,8 +759,8 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 		t.Fatal("nobody reads the check")
 	}
 	now = now.Add(30 * time.Minute)
-	e2 := c.put(1, "b.txt", daemon.Report{Text: "b"}, nearDupResult{})
-	e3 := c.put(1, "c.txt", daemon.Report{Text: "c"}, nearDupResult{})
+	e2 := c.put(1, "b.txt", report.Report{Text: "b"}, nearDupResult{})
+	e3 := c.put(1, "c.txt", report.Report{Text: "c"}, nearDupResult{})
 	if _, ok := c.get(e1.Key, 1); ok {
 		t.Fatal("the oldest check outlived the entry bound")
 	}
@@ -776,8 +776,8 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 		t.Fatal("a check older than the TTL is still there")
 	}
 	c.maxBytes = 10
-	c.put(3, "", daemon.Report{Text: strings.Repeat("x", 8)}, nearDupResult{})
-	c.put(3, "", daemon.Report{Text: strings.Repeat("y", 8)}, nearDupResult{})
+	c.put(3, "", report.Report{Text: strings.Repeat("x", 8)}, nearDupResult{})
+	c.put(3, "", report.Report{Text: strings.Repeat("y", 8)}, nearDupResult{})
 	if c.order.Len() != 1 || c.bytes != 8 {
 		t.Fatalf("byte bound: %d entries, %d bytes", c.order.Len(), c.bytes)
 	}
@@ -788,13 +788,13 @@ func TestReportCache_LRUAndOneBuild(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	built := map[reportKey]int{}
-	build := func(k reportKey) func(context.Context) (daemon.Report, error) {
-		return func(context.Context) (daemon.Report, error) {
+	build := func(k reportKey) func(context.Context) (report.Report, error) {
+		return func(context.Context) (report.Report, error) {
 			time.Sleep(20 * time.Millisecond)
 			mu.Lock()
 			built[k]++
 			mu.Unlock()
-			return daemon.Report{Doc: k.doc}, nil
+			return report.Report{Doc: k.doc}, nil
 		}
 	}
 	k1, k2, k3 := reportKey{1, 1}, reportKey{2, 1}, reportKey{1, 2}
@@ -825,7 +825,7 @@ func TestReportCache_LRUAndOneBuild(t *testing.T) {
 	}
 	// errors are not cached
 	fail := errors.New("boom")
-	if _, err := c.get(ctx, reportKey{9, 9}, func(context.Context) (daemon.Report, error) { return daemon.Report{}, fail }); !errors.Is(err, fail) {
+	if _, err := c.get(ctx, reportKey{9, 9}, func(context.Context) (report.Report, error) { return report.Report{}, fail }); !errors.Is(err, fail) {
 		t.Fatal(err)
 	}
 	if _, err := c.get(ctx, reportKey{9, 9}, build(reportKey{9, 9})); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/report"
 )
 
 // publicRoutes are the only routes anyone may call without signing in. A
@@ -301,7 +302,7 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 		name string
 		v    any
 	}{{"Document", daemon.Document{}}, {"SimilarRow", daemon.SimilarRow{}}, {"RunInfo", daemon.RunInfo{}},
-		{"Report", daemon.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", daemon.SourceReport{}},
+		{"Report", report.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", report.SourceReport{}},
 		{"NearDuplicate", daemon.NearDuplicate{}}, {"RelatedDocument", daemon.RelatedDoc{}}, {"RelatedList", relatedList{}}} {
 		name := c.name
 		props, _ := schemas[name].(map[string]any)["properties"].(map[string]any)

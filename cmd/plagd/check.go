@@ -17,6 +17,7 @@ import (
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 )
 
 func init() { register(newCheckCmd) }
@@ -46,8 +47,8 @@ func addPassageFlags(cmd *cobra.Command, withSwitch bool, defaultTop int) *passa
 	return pf
 }
 
-func (pf *passageFlags) options() daemon.PassageOptions {
-	return daemon.PassageOptions{
+func (pf *passageFlags) options() report.Options {
+	return report.Options{
 		Align: passage.Options{MinWords: nonZero(pf.minWords), MaxGapWords: nonZero(pf.maxGap)},
 		Exclusions: passage.Exclusions{
 			Quotes: !pf.noQuotes, Bibliography: !pf.noBibliography, BlockQuotes: !pf.noBlockQts,
@@ -55,7 +56,7 @@ func (pf *passageFlags) options() daemon.PassageOptions {
 	}
 }
 
-// nonZero maps a flag's 0 to AlignOptions' "none" (-1): 0 there means the default.
+// nonZero maps a flag's 0 to passage.Options' "none" (-1): 0 there means the default.
 func nonZero(n int) int {
 	if n == 0 {
 		return -1
@@ -125,7 +126,7 @@ the texts; the text output counts characters.`,
 			if asJSON {
 				return printJSON(struct {
 					File   string        `json:"file"`
-					Report daemon.Report `json:"report"`
+					Report report.Report `json:"report"`
 				}{args[0], rep})
 			}
 			return writeReport(os.Stdout, "File "+args[0], rep, pf)
@@ -183,7 +184,7 @@ func runSimilarPassages(ctx context.Context, cfg config.Config, pool *pgxpool.Po
 	if asJSON {
 		return printJSON(struct {
 			Document daemon.DocInfo `json:"document"`
-			Report   daemon.Report  `json:"report"`
+			Report   report.Report  `json:"report"`
 		}{doc, rep})
 	}
 	title := fmt.Sprintf("Document %d", doc.ID)
@@ -198,7 +199,7 @@ const contextChars = 40
 
 // writeReport prints a passage report: overall coverage, the sources, and
 // each source's passages with context.
-func writeReport(w io.Writer, title string, rep daemon.Report, pf *passageFlags) error {
+func writeReport(w io.Writer, title string, rep report.Report, pf *passageFlags) error {
 	fmt.Fprintln(w, title)
 	fmt.Fprintf(w, "  %d chunks, %d characters\n", rep.Chunks, utf8.RuneCountInString(rep.Text))
 	fmt.Fprintf(w, "  matching text: %s of the document (%s)\n\n", percent(rep.Coverage), pf.excludedNote())
@@ -232,7 +233,7 @@ func writeReport(w io.Writer, title string, rep daemon.Report, pf *passageFlags)
 	return nil
 }
 
-func sourceName(s daemon.SourceReport) string {
+func sourceName(s report.SourceReport) string {
 	name := s.ExternalID
 	if s.Title != "" && s.Title != name {
 		if name != "" {

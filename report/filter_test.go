@@ -1,4 +1,4 @@
-package daemon
+package report
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plagd/plagd/internal/testseed"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
 )
@@ -63,10 +64,10 @@ func filterCorpus(rng *rand.Rand, g *wordGen) (string, []SourceReport) {
 	return doc, srcs
 }
 
-// directReport is buildReport as it was before reports were filtered
+// directReport is Build as it was before reports were filtered
 // afterwards: exclusions applied while aligning. It is the reference that
-// rawReport + Filter must reproduce.
-func directReport(p invindex.Params, text string, srcs []SourceReport, opt PassageOptions) Report {
+// buildRaw + Filter must reproduce.
+func directReport(p invindex.Params, text string, srcs []SourceReport, opt Options) Report {
 	srcs = slices.Clone(srcs)
 	rep := Report{Text: text, Sources: srcs}
 	doc := passage.NewDoc(invindex.NewTokenizer(p), text)
@@ -139,8 +140,8 @@ func randomExclusions(rng *rand.Rand) passage.Exclusions {
 	return passage.Exclusions{Quotes: rng.IntN(2) == 0, Bibliography: rng.IntN(2) == 0, BlockQuotes: rng.IntN(2) == 0}
 }
 
-func randomFilter(rng *rand.Rand, srcs []SourceReport) ReportFilter {
-	f := ReportFilter{Exclusions: randomExclusions(rng)}
+func randomFilter(rng *rand.Rand, srcs []SourceReport) Filter {
+	f := Filter{Exclusions: randomExclusions(rng)}
 	if rng.IntN(2) == 0 {
 		f.MinSimilarity = rng.Float64() * 0.3
 	}
@@ -155,7 +156,7 @@ func randomFilter(rng *rand.Rand, srcs []SourceReport) ReportFilter {
 // applyDirect is what a filter means, on a report built with its
 // exclusions: the sources it leaves out removed, the overall coverage of
 // the others.
-func applyDirect(rep Report, f ReportFilter) Report {
+func applyDirect(rep Report, f Filter) Report {
 	var keep []SourceReport
 	var all []passage.Range
 	for _, s := range rep.Sources {
@@ -177,14 +178,14 @@ func applyDirect(rep Report, f ReportFilter) Report {
 // aligning with the exclusions applied, for every filter; filtering leaves
 // the raw report untouched, is idempotent and composes.
 func TestReportFilter_EqualsDirect(t *testing.T) {
-	seed := testSeed(t)
+	seed := testseed.Seed(t)
 	rng := rand.New(rand.NewPCG(seed, 21))
 	g := newWordGen(seed)
 	p := invindex.DefaultParams()
 	ctx := context.Background()
 	for iter := 0; iter < 40; iter++ {
 		text, srcs := filterCorpus(rng, g)
-		raw := rawReport(ctx, p, text, slices.Clone(srcs), passage.Options{})
+		raw := buildRaw(ctx, p, text, slices.Clone(srcs), passage.Options{})
 		before := deepCopy(raw)
 		found := 0
 		for _, s := range raw.Sources {
@@ -193,16 +194,16 @@ func TestReportFilter_EqualsDirect(t *testing.T) {
 		if found == 0 {
 			t.Fatalf("iteration %d: no passage found at all", iter)
 		}
-		// buildReport (what Passages and CheckText use) with zero
+		// Build (what daemon's Passages and CheckText use) with zero
 		// exclusions is the raw report.
-		sameReport(t, "buildReport without exclusions", buildReport(ctx, p, text, slices.Clone(srcs), PassageOptions{}),
-			directReport(p, text, srcs, PassageOptions{}))
+		sameReport(t, "Build without exclusions", Build(ctx, p, text, slices.Clone(srcs), Options{}),
+			directReport(p, text, srcs, Options{}))
 		for k := 0; k < 8; k++ {
 			f := randomFilter(rng, srcs)
-			direct := directReport(p, text, srcs, PassageOptions{Exclusions: f.Exclusions})
+			direct := directReport(p, text, srcs, Options{Exclusions: f.Exclusions})
 			got := raw.Filter(f)
 			sameReport(t, fmt.Sprintf("iteration %d, filter %+v", iter, f), got, applyDirect(direct, f))
-			sameReport(t, "buildReport", buildReport(ctx, p, text, slices.Clone(srcs), PassageOptions{Exclusions: f.Exclusions}), direct)
+			sameReport(t, "Build", Build(ctx, p, text, slices.Clone(srcs), Options{Exclusions: f.Exclusions}), direct)
 			sameReport(t, "raw report after filtering", raw, before)
 			sameReport(t, "filter twice", got.Filter(f), got)
 
@@ -211,7 +212,7 @@ func TestReportFilter_EqualsDirect(t *testing.T) {
 			g2.Exclusions.Quotes = g2.Exclusions.Quotes || f.Exclusions.Quotes
 			g2.Exclusions.Bibliography = g2.Exclusions.Bibliography || f.Exclusions.Bibliography
 			g2.Exclusions.BlockQuotes = g2.Exclusions.BlockQuotes || f.Exclusions.BlockQuotes
-			both := ReportFilter{MinSimilarity: max(f.MinSimilarity, g2.MinSimilarity),
+			both := Filter{MinSimilarity: max(f.MinSimilarity, g2.MinSimilarity),
 				ExcludeSources: append(slices.Clone(f.ExcludeSources), g2.ExcludeSources...), Exclusions: g2.Exclusions}
 			sameReport(t, "composed filters", got.Filter(g2), raw.Filter(both))
 		}
@@ -230,15 +231,15 @@ func TestReportFilter_ExcludeSource(t *testing.T) {
 		{ID: 1, Similarity: 0.2, Text: strings.Join(s1, " ")},
 		{ID: 2, Similarity: 0.1, Text: strings.Join(s2, " ")},
 	}
-	raw := rawReport(context.Background(), invindex.DefaultParams(), text, srcs, passage.Options{})
-	all := raw.Filter(ReportFilter{})
+	raw := buildRaw(context.Background(), invindex.DefaultParams(), text, srcs, passage.Options{})
+	all := raw.Filter(Filter{})
 	i1, i2 := strings.Index(text, c1), strings.Index(text, c2)
 	r1 := passage.Range{Start: i1, End: i1 + len(c1)}
 	r2 := passage.Range{Start: i2, End: i2 + len(c2)}
 	if want := passage.Coverage(text, []passage.Range{r1, r2}, nil); all.Coverage != want || len(all.Sources) != 2 {
 		t.Fatalf("both sources: coverage %v, want %v; sources %+v", all.Coverage, want, all.Sources)
 	}
-	only2 := raw.Filter(ReportFilter{ExcludeSources: []int64{1}})
+	only2 := raw.Filter(Filter{ExcludeSources: []int64{1}})
 	if want := passage.Coverage(text, []passage.Range{r2}, nil); only2.Coverage != want || len(only2.Sources) != 1 || only2.Sources[0].ID != 2 {
 		t.Fatalf("source 1 excluded: coverage %v, want %v; sources %+v", only2.Coverage, want, only2.Sources)
 	}
@@ -246,7 +247,7 @@ func TestReportFilter_ExcludeSource(t *testing.T) {
 		t.Fatalf("excluding a source: overall %v -> %v, the other's own coverage %v -> %v",
 			all.Coverage, only2.Coverage, all.Sources[1].CoverageA, only2.Sources[0].CoverageA)
 	}
-	none := raw.Filter(ReportFilter{ExcludeSources: []int64{1, 2}})
+	none := raw.Filter(Filter{ExcludeSources: []int64{1, 2}})
 	if none.Coverage != 0 || len(none.Sources) != 0 || none.Sources == nil {
 		t.Fatalf("all excluded: %+v", none)
 	}
@@ -269,18 +270,18 @@ func TestReportFilter_MinSimilarity(t *testing.T) {
 		min  float64
 		want []int64
 	}{{0, []int64{5, 3, 9, 4}}, {5.0 / 100, []int64{5, 3, 4}}, {0.1, []int64{5, 4}}, {0.31, nil}} {
-		if got := ids(rep.Filter(ReportFilter{MinSimilarity: c.min})); !slices.Equal(got, c.want) {
+		if got := ids(rep.Filter(Filter{MinSimilarity: c.min})); !slices.Equal(got, c.want) {
 			t.Errorf("min %v: sources %v, want %v", c.min, got, c.want)
 		}
 	}
-	if got := ids(rep.Filter(ReportFilter{MinSimilarity: 0.05, ExcludeSources: []int64{5}})); !slices.Equal(got, []int64{3, 4}) {
+	if got := ids(rep.Filter(Filter{MinSimilarity: 0.05, ExcludeSources: []int64{5}})); !slices.Equal(got, []int64{3, 4}) {
 		t.Errorf("min 5 %% and source 5 excluded: %v", got)
 	}
 }
 
 // TestInside: inside agrees with SubtractRanges on random ranges.
 func TestInside(t *testing.T) {
-	rng := rand.New(rand.NewPCG(testSeed(t), 3))
+	rng := rand.New(rand.NewPCG(testseed.Seed(t), 3))
 	for i := 0; i < 20000; i++ {
 		var ex []passage.Range
 		for k := rng.IntN(6); k > 0; k-- {

@@ -1,4 +1,4 @@
-package daemon
+package report
 
 import (
 	"slices"
@@ -6,16 +6,16 @@ import (
 	"github.com/plagd/plagd/passage"
 )
 
-// ReportFilter is what a teacher's filters change; applying it needs no new
+// Filter is what a teacher's filters change; applying it needs no new
 // alignment (Report.Filter).
-type ReportFilter struct {
+type Filter struct {
 	// MinSimilarity leaves out the sources whose similarity (document →
 	// source) is below it; 0 keeps all.
 	MinSimilarity float64 `json:"min_similarity"`
 	// ExcludeSources are left out (documents.id).
 	ExcludeSources []int64 `json:"exclude_sources"`
 	// Exclusions leave quotations, block quotes and the bibliography out of
-	// the figures (see PassageOptions.Exclusions).
+	// the figures (see Options.Exclusions).
 	Exclusions passage.Exclusions `json:"exclusions"`
 }
 
@@ -27,10 +27,11 @@ type ReportFilter struct {
 // document's excluded ranges. r is not modified: the result shares no
 // slice r could see change.
 //
-// Filter is meant for a raw report, one built without exclusions
-// (Passages or CheckText with zero PassageOptions.Exclusions): then
+// Filter is meant for a raw report, one built without exclusions (Build
+// with zero Options.Exclusions, as daemon's Passages and CheckText pass
+// it on): then
 //
-//	raw.Filter(ReportFilter{Exclusions: ex}) == Passages(…, PassageOptions{Align: a, Exclusions: ex})
+//	raw.Filter(Filter{Exclusions: ex}) == Build(…, Options{Align: a, Exclusions: ex})
 //
 // for the same alignment options a. Applied to a filtered report it can
 // only narrow further: passages an earlier filter dropped as excluded
@@ -39,7 +40,7 @@ type ReportFilter struct {
 // r.Filter(f).Filter(g) equals r.Filter of the two combined (the larger
 // minimum, both lists of excluded sources, g's exclusions); in particular
 // Filter is idempotent.
-func (r Report) Filter(f ReportFilter) Report {
+func (r Report) Filter(f Filter) Report {
 	info := r.info
 	if info == nil || info.text.Text != r.Text {
 		info = newTextInfo(r.Text)
@@ -80,7 +81,7 @@ func (r Report) Filter(f ReportFilter) Report {
 // textInfo is what Filter needs of a text besides its passages, found once
 // when a raw report is built, so that a filter change costs a pass over
 // ranges rather than over the texts: the candidate exclusions of each kind,
-// and the text's rune count (held by an passage.Doc that has only its
+// and the text's rune count (held by a passage.Doc that has only its
 // text, whose Coverage computes the count once).
 type textInfo struct {
 	quotes, blocks, bib []passage.Range
@@ -115,9 +116,9 @@ func (t *textInfo) excluded(ex passage.Exclusions) []passage.Range {
 }
 
 // inside tells whether r lies wholly inside the union of ex, which is
-// sorted, disjoint and non-adjacent (UnionRanges): then r lies inside one
-// of them. As SubtractRanges has it, an empty r lies inside any non-empty
-// ex.
+// sorted, disjoint and non-adjacent (passage.UnionRanges): then r lies
+// inside one of them. As passage.SubtractRanges has it, an empty r lies
+// inside any non-empty ex.
 func inside(r passage.Range, ex []passage.Range) bool {
 	if len(ex) == 0 {
 		return false
