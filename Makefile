@@ -68,8 +68,8 @@ test-short: ## quick tests (go test -short); database tests are skipped when Pos
 	  export PLAGD_TEST_SKIP_DB=1; fi; \
 	$(GO) test -short -count=1 -timeout 10m ./...
 
-bench: build ## Go benchmarks of invindex, then plagd bench against the local PostgreSQL (database plagd_bench)
-	$(GO) test -run '^$$' -bench . -benchmem ./invindex/
+bench: build ## Go benchmarks of invindex and passage, then plagd bench against the local PostgreSQL (database plagd_bench)
+	$(GO) test -run '^$$' -bench . -benchmem ./invindex/ ./passage/
 	@url=$$(scripts/localpg.sh start); \
 	scripts/localpg.sh psql -qtAX -c "select 1 from pg_database where datname = 'plagd_bench'" | grep -q 1 || \
 	  scripts/localpg.sh psql -qX -c "create database plagd_bench"; \

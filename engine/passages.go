@@ -2,120 +2,35 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
-
-// PassageOptions tune a passage report.
-type PassageOptions struct {
-	// Align tunes the alignment (gaps, minimum length, suppressed chunks).
-	Align invindex.AlignOptions
-	// Exclusions leaves quotations, block quotes and the bibliography out of
-	// the coverage figures, in the document and in each source; passages
-	// lying wholly inside the document's excluded text are not reported.
-	// The zero value excludes nothing and gives the raw report, which
-	// Report.Filter turns into the report of any exclusions without
-	// aligning again.
-	Exclusions invindex.Exclusions
-}
-
-// DefaultPassageOptions exclude quotations, block quotes and the
-// bibliography, as a teacher's report does by default.
-func DefaultPassageOptions() PassageOptions {
-	return PassageOptions{Exclusions: invindex.AllExclusions()}
-}
-
-// ErrNoText is returned by Passages for a document without a stored text:
-// no run has indexed it (pending, failed), or it is deleted.
-var ErrNoText = errors.New("no stored text")
-
-// Report is where a document's text matches its sources.
-type Report struct {
-	// Doc is the document's id; 0 for a text that is not in the archive
-	// (Engine.CheckText), which has no header either.
-	Doc int64 `json:"doc,omitempty"`
-	// The document's header, from the archive.
-	ExternalID string `json:"external_id,omitempty"`
-	Title      string `json:"title,omitempty"`
-	Author     string `json:"author,omitempty"`
-	Kind       string `json:"kind,omitempty"`
-	Year       int    `json:"year,omitempty"`
-	// Restricted documents show their text to admins only (documents.restricted).
-	Restricted bool `json:"restricted"`
-	// Coverage is the share of the document's characters covered by a
-	// passage from any source, each counted once, excluded text left out
-	// (invindex.Coverage): the figure a teacher sees first.
-	Coverage float64 `json:"coverage"`
-	// Chunks is the document's number of distinct chunks, the denominator
-	// of Similarity.
-	Chunks int `json:"chunks"`
-	// Excluded are the byte ranges of the document left out of coverage.
-	Excluded []invindex.Range `json:"excluded,omitempty"`
-	// Sources are ranked as the similarity list ranks them: most shared
-	// chunks first, ties by id.
-	Sources []SourceReport `json:"sources"`
-	// Text is the document's text, which all offsets refer to.
-	Text string `json:"-"`
-
-	info *textInfo // what Filter needs of Text, found once; nil: found when needed
-}
-
-// SourceReport is one source of a document and the passages they share.
-type SourceReport struct {
-	ID         int64  `json:"id"`
-	ExternalID string `json:"external_id,omitempty"`
-	Title      string `json:"title,omitempty"`
-	Author     string `json:"author,omitempty"`
-	Kind       string `json:"kind,omitempty"`
-	Year       int    `json:"year,omitempty"`
-	// Restricted sources show their text to admins only.
-	Restricted bool `json:"restricted"`
-	// Similarity is document→source, the share of the document's chunks
-	// found in the source; Reverse is source→document.
-	Similarity float64 `json:"similarity"`
-	Reverse    float64 `json:"reverse"`
-	Shared     int     `json:"shared_chunks"`
-	// Passages are sorted by their position in the document; A offsets
-	// refer to the document's text, B offsets to the source's.
-	Passages []invindex.Passage `json:"passages"`
-	// CoverageA is the share of the document's characters covered by the
-	// passages from this source; CoverageB the share of the source's
-	// characters they cover. Excluded text is left out of both.
-	CoverageA float64 `json:"coverage_doc"`
-	CoverageB float64 `json:"coverage_source"`
-	// Text is the source's stored text.
-	Text string `json:"-"`
-
-	info *textInfo
-}
 
 // Passages aligns document docID with the first sources documents of its
 // similarity list (sources <= 0: all of it) and reports the passages they
 // share, with coverage both ways and overall. Texts are the ones the last
 // committed run chunked (document_texts), never extracted again, so the
-// offsets match what was counted. Nothing is stored. A document without a
-// stored text is ErrNoText.
+// offsets match what was counted; report.Build aligns them. Nothing is
+// stored. A document without a stored text is report.ErrNoText.
 //
-// With zero opt.Exclusions the report is raw: Report.Filter applies any
+// With zero opt.Exclusions the report is raw: its Filter applies any
 // exclusions, a minimum similarity and excluded sources to it afterwards,
 // giving exactly what Passages gives with those exclusions, without
 // aligning again.
 //
 // opt.Align.Suppress is used as given; to leave out the chunks over the df
 // cap as the similarities do, set it to Engine.Suppressor's predicate.
-func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID int64, sources int, opt PassageOptions) (Report, error) {
+func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID int64, sources int, opt report.Options) (report.Report, error) {
 	rows, err := store.Similar(ctx, pool, docID)
 	if err != nil {
-		return Report{}, err
+		return report.Report{}, err
 	}
 	if sources > 0 && len(rows) > sources {
 		rows = rows[:sources]
@@ -126,13 +41,13 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 	}
 	texts, err := storedTexts(ctx, pool, ids)
 	if err != nil {
-		return Report{}, err
+		return report.Report{}, err
 	}
 	doc, ok := texts[docID]
 	if !ok || doc.body == nil {
-		return Report{}, fmt.Errorf("document %d has %w: it is pending, failed or deleted", docID, ErrNoText)
+		return report.Report{}, fmt.Errorf("document %d has %w: it is pending, failed or deleted", docID, report.ErrNoText)
 	}
-	srcs := make([]SourceReport, 0, len(rows))
+	srcs := make([]report.SourceReport, 0, len(rows))
 	for _, r := range rows {
 		t, ok := texts[r.OtherID]
 		if !ok || t.body == nil {
@@ -146,7 +61,7 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 		s.Similarity, s.Reverse, s.Shared = r.Similarity, rev, r.Shared
 		srcs = append(srcs, s)
 	}
-	rep := buildReport(ctx, cfg.Params(), *doc.body, srcs, opt)
+	rep := report.Build(ctx, cfg.Params(), *doc.body, srcs, opt)
 	rep.Doc, rep.Chunks = docID, doc.chunks
 	rep.ExternalID, rep.Title, rep.Author, rep.Kind, rep.Year, rep.Restricted =
 		doc.externalID, doc.title, doc.author, doc.kind, doc.year, doc.restricted
@@ -158,8 +73,8 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 // the top sources (top <= 0: engine.top_k) are aligned with it as in
 // Passages. Nothing is stored. When opt.Align.Suppress is nil, the chunks
 // over engine.df_cap are suppressed (Suppressor), as in the similarities.
-// With zero opt.Exclusions the report is raw, for Report.Filter.
-func (e *Engine) CheckText(ctx context.Context, text string, top int, opt PassageOptions) (Report, error) {
+// With zero opt.Exclusions the report is raw, for its Filter.
+func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report.Options) (report.Report, error) {
 	tok := invindex.NewTokenizer(e.cfg.Params())
 	_, chunks, checks := tok.DocChunks(text)
 	var matches []QueryMatch
@@ -173,11 +88,11 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt Passag
 		matches, err = e.Query(ctx, chunks, checks, top)
 	}
 	if err != nil {
-		return Report{}, err
+		return report.Report{}, err
 	}
 	if opt.Align.Suppress == nil {
 		if opt.Align.Suppress, err = e.Suppressor(ctx); err != nil {
-			return Report{}, err
+			return report.Report{}, err
 		}
 	}
 	if texts == nil {
@@ -186,10 +101,10 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt Passag
 			ids[i] = m.ID
 		}
 		if texts, err = storedTexts(ctx, e.pool, ids); err != nil {
-			return Report{}, err
+			return report.Report{}, err
 		}
 	}
-	srcs := make([]SourceReport, 0, len(matches))
+	srcs := make([]report.SourceReport, 0, len(matches))
 	for _, m := range matches {
 		t, ok := texts[m.ID]
 		if !ok || t.body == nil {
@@ -205,7 +120,7 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt Passag
 		}
 		srcs = append(srcs, s)
 	}
-	rep := buildReport(ctx, e.cfg.Params(), text, srcs, opt)
+	rep := report.Build(ctx, e.cfg.Params(), text, srcs, opt)
 	rep.Chunks = len(chunks)
 	return rep, ctx.Err()
 }
@@ -214,7 +129,7 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt Passag
 // index from cfg.DataDir: for one-off callers (plagd check). A long-lived
 // process keeps its Engine and calls the method, so that the index is
 // loaded once.
-func CheckText(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, text string, top int, opt PassageOptions) (Report, error) {
+func CheckText(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, text string, top int, opt report.Options) (report.Report, error) {
 	return NewEngine(cfg, pool, zerolog.Nop()).CheckText(ctx, text, top, opt)
 }
 
@@ -229,8 +144,8 @@ type storedText struct {
 
 // source is the SourceReport of document id with this text and header,
 // without figures.
-func (t storedText) source(id int64) SourceReport {
-	return SourceReport{ID: id, ExternalID: t.externalID, Title: t.title, Author: t.author, Kind: t.kind,
+func (t storedText) source(id int64) report.SourceReport {
+	return report.SourceReport{ID: id, ExternalID: t.externalID, Title: t.title, Author: t.author, Kind: t.kind,
 		Year: t.year, Restricted: t.restricted, Text: *t.body}
 }
 
@@ -261,45 +176,4 @@ func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int6
 		return nil, fmt.Errorf("read stored texts: %w", err)
 	}
 	return out, nil
-}
-
-// buildReport aligns text with each source (rawReport) and applies
-// opt.Exclusions (Report.Filter).
-func buildReport(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, opt PassageOptions) Report {
-	return rawReport(ctx, p, text, srcs, opt.Align).Filter(ReportFilter{Exclusions: opt.Exclusions})
-}
-
-// rawReport aligns text with each source (in parallel, one tokenizer per
-// worker; the document's keys are hashed once), keeping every passage, and
-// finds what Filter needs of each text. It stops early, returning what it
-// has, when ctx is cancelled. The coverage figures are left for Filter.
-func rawReport(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, opt invindex.AlignOptions) Report {
-	rep := Report{Text: text, Sources: srcs, info: newTextInfo(text)}
-	doc := invindex.NewDoc(invindex.NewTokenizer(p), text)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(srcs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tok := invindex.NewTokenizer(p)
-			for i := range work {
-				s := &srcs[i]
-				s.Passages = invindex.Align(doc, invindex.NewDoc(tok, s.Text), opt)
-				if s.Passages == nil {
-					s.Passages = []invindex.Passage{}
-				}
-				s.info = newTextInfo(s.Text)
-			}
-		}()
-	}
-	for i := range srcs {
-		if ctx.Err() != nil {
-			break
-		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	return rep
 }

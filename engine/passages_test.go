@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"slices"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +14,8 @@ import (
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
 
@@ -70,7 +72,7 @@ func insertDoc(t testing.TB, pool *pgxpool.Pool, ext, text string) int64 {
 	return id
 }
 
-func findSource(rep Report, id int64) *SourceReport {
+func findSource(rep report.Report, id int64) *report.SourceReport {
 	for i := range rep.Sources {
 		if rep.Sources[i].ID == id {
 			return &rep.Sources[i]
@@ -81,7 +83,7 @@ func findSource(rep Report, id int64) *SourceReport {
 
 // checkPassage asserts that s has exactly one passage, cutting want out of
 // the document and out of the source.
-func checkPassage(t *testing.T, rep Report, s *SourceReport, want string) {
+func checkPassage(t *testing.T, rep report.Report, s *report.SourceReport, want string) {
 	t.Helper()
 	if s == nil {
 		t.Fatalf("source missing from the report")
@@ -109,7 +111,7 @@ func TestPassages(t *testing.T) {
 	ctx := context.Background()
 
 	// Nothing excluded: both copies count.
-	rep, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{})
+	rep, err := Passages(ctx, pool, cfg, essay, 0, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,12 +125,12 @@ func TestPassages(t *testing.T) {
 		t.Fatalf("source 1 figures: %+v", s1)
 	}
 	cov := func(text string, parts ...string) float64 {
-		var rs []invindex.Range
+		var rs []passage.Range
 		for _, p := range parts {
 			i := strings.Index(text, p)
-			rs = append(rs, invindex.Range{Start: i, End: i + len(p)})
+			rs = append(rs, passage.Range{Start: i, End: i + len(p)})
 		}
-		return invindex.Coverage(text, rs, nil)
+		return passage.Coverage(text, rs, nil)
 	}
 	if want := cov(rep.Text, pc.copied1); !near(s1.CoverageA, want) {
 		t.Errorf("coverage of the essay by source 1: %v, want %v", s1.CoverageA, want)
@@ -141,7 +143,7 @@ func TestPassages(t *testing.T) {
 	}
 
 	// Quotations excluded: the quoted copy is no evidence and counts for nothing.
-	rep, err = Passages(ctx, pool, cfg, essay, 0, DefaultPassageOptions())
+	rep, err = Passages(ctx, pool, cfg, essay, 0, report.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,20 +153,20 @@ func TestPassages(t *testing.T) {
 	if len(rep.Excluded) < 2 {
 		t.Fatalf("excluded ranges %v: want the quotation and the bibliography", rep.Excluded)
 	}
-	excluded := invindex.ExcludedRanges(rep.Text, invindex.AllExclusions())
+	excluded := passage.ExcludedRanges(rep.Text, passage.AllExclusions())
 	i := strings.Index(rep.Text, pc.copied1)
-	want := invindex.Coverage(rep.Text, []invindex.Range{{Start: i, End: i + len(pc.copied1)}}, excluded)
+	want := passage.Coverage(rep.Text, []passage.Range{{Start: i, End: i + len(pc.copied1)}}, excluded)
 	if !near(rep.Coverage, want) || rep.Coverage <= 0 {
 		t.Errorf("overall coverage with exclusions %v, want %v", rep.Coverage, want)
 	}
 
 	// The top-1 source only.
-	if rep, err = Passages(ctx, pool, cfg, essay, 1, PassageOptions{}); err != nil || len(rep.Sources) != 1 {
+	if rep, err = Passages(ctx, pool, cfg, essay, 1, report.Options{}); err != nil || len(rep.Sources) != 1 {
 		t.Fatalf("one source: %v, %+v", err, rep.Sources)
 	}
 	// A document without stored text.
 	pending := insertDoc(t, pool, "pending", pc.other)
-	if _, err := Passages(ctx, pool, cfg, pending, 0, PassageOptions{}); err == nil || !strings.Contains(err.Error(), "no stored text") {
+	if _, err := Passages(ctx, pool, cfg, pending, 0, report.Options{}); err == nil || !strings.Contains(err.Error(), "no stored text") {
 		t.Fatalf("pending document: %v", err)
 	}
 }
@@ -182,7 +184,7 @@ func TestCheckText(t *testing.T) {
 	ctx := context.Background()
 	pc := newPassageCorpus(seed)
 
-	if _, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(ctx, pc.essay, 0, PassageOptions{}); !errors.Is(err, ErrNoIndex) {
+	if _, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(ctx, pc.essay, 0, report.Options{}); !errors.Is(err, ErrNoIndex) {
 		t.Fatalf("before any run: %v, want ErrNoIndex", err)
 	}
 	src1 := insertDoc(t, pool, "src1", pc.src1)
@@ -192,7 +194,7 @@ func TestCheckText(t *testing.T) {
 
 	before := tableCounts(t, pool)
 	e := NewEngine(cfg, pool, enginetest.Logger(t)) // a new process: the index comes from the data dir
-	rep, err := e.CheckText(ctx, pc.essay, 0, PassageOptions{})
+	rep, err := e.CheckText(ctx, pc.essay, 0, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +213,7 @@ func TestCheckText(t *testing.T) {
 	}
 
 	// Defaults exclude the quotation: src2 has no passage left.
-	rep, err = e.CheckText(ctx, pc.essay, 1, DefaultPassageOptions())
+	rep, err = e.CheckText(ctx, pc.essay, 1, report.DefaultOptions())
 	if err != nil || len(rep.Sources) != 1 || len(rep.Sources[0].Passages) != 1 {
 		t.Fatalf("top 1 with exclusions: %v %+v", err, rep.Sources)
 	}
@@ -316,7 +318,7 @@ func TestCheckText_SuppressesTemplates(t *testing.T) {
 	srcID := insertDoc(t, pool, "src", src)
 	mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false)
 	copied := strings.Join(strings.Fields(src)[20:80], " ")
-	rep, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(context.Background(), template+"\n\n"+c.words("e", 50)+"\n\n"+copied, 0, PassageOptions{})
+	rep, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(context.Background(), template+"\n\n"+c.words("e", 50)+"\n\n"+copied, 0, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,42 +326,6 @@ func TestCheckText_SuppressesTemplates(t *testing.T) {
 		t.Fatalf("sources %+v: want only the real source", rep.Sources)
 	}
 	checkPassage(t, rep, &rep.Sources[0], copied)
-}
-
-// BenchmarkBuildReport is the CPU part of a passage report (tokenising the
-// document and its 100 sources, aligning, exclusions, coverage) with the
-// workers buildReport runs, for an essay and a thesis; every fourth source
-// holds four passages of the document.
-func BenchmarkBuildReport(b *testing.B) {
-	for _, c := range []struct {
-		name             string
-		docWords, srcLen int
-	}{{"essay", 3000, 3000}, {"thesis", 100_000, 20_000}} {
-		b.Run(c.name, func(b *testing.B) {
-			g := newWordGen(1)
-			doc := strings.Fields(g.words("", c.docWords))
-			srcs := make([]SourceReport, 100)
-			for i := range srcs {
-				s := strings.Fields(g.words("", c.srcLen))
-				if i%4 == 0 {
-					for k := 0; k < 4; k++ {
-						n := 40 + g.rng.IntN(81)
-						from, at := g.rng.IntN(len(doc)-n), g.rng.IntN(len(s)-n)
-						copy(s[at:at+n], doc[from:from+n])
-					}
-				}
-				srcs[i].Text = strings.Join(s, " ")
-			}
-			text := strings.Join(doc, " ")
-			b.ReportAllocs()
-			for b.Loop() {
-				rep := buildReport(context.Background(), invindex.DefaultParams(), text, slices.Clone(srcs), DefaultPassageOptions())
-				if rep.Coverage == 0 {
-					b.Fatal("nothing found")
-				}
-			}
-		})
-	}
 }
 
 // TestPassages_HeadersAndFilter: the report carries the headers of the
@@ -385,7 +351,7 @@ func TestPassages_HeadersAndFilter(t *testing.T) {
 	e := NewEngine(cfg, pool, enginetest.Logger(t))
 	mustRun(t, e, false)
 
-	raw, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{})
+	raw, err := Passages(ctx, pool, cfg, essay, 0, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,32 +362,64 @@ func TestPassages_HeadersAndFilter(t *testing.T) {
 	if s1 == nil || s2 == nil || s1.Author != "B. Scholar" || s1.Kind != "thesis" || s1.Year != 2019 || !s1.Restricted || s2.Restricted || s1.ExternalID != "src1" {
 		t.Fatalf("source headers %+v / %+v", s1, s2)
 	}
-	for _, ex := range []invindex.Exclusions{{}, invindex.AllExclusions(), {Quotes: true}, {Bibliography: true}} {
-		want, err := Passages(ctx, pool, cfg, essay, 0, PassageOptions{Exclusions: ex})
+	for _, ex := range []passage.Exclusions{{}, passage.AllExclusions(), {Quotes: true}, {Bibliography: true}} {
+		want, err := Passages(ctx, pool, cfg, essay, 0, report.Options{Exclusions: ex})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameReport(t, "Passages filtered afterwards", raw.Filter(ReportFilter{Exclusions: ex}), want)
+		sameReport(t, "Passages filtered afterwards", raw.Filter(report.Filter{Exclusions: ex}), want)
 	}
 	// Leaving out source 1 leaves source 2's copy, quoted: nothing with quotes excluded.
-	f := raw.Filter(ReportFilter{ExcludeSources: []int64{src1}, Exclusions: invindex.AllExclusions()})
+	f := raw.Filter(report.Filter{ExcludeSources: []int64{src1}, Exclusions: passage.AllExclusions()})
 	if len(f.Sources) != 1 || f.Sources[0].ID != src2 || f.Coverage != 0 {
 		t.Fatalf("source 1 excluded, quotes excluded: coverage %v, sources %+v", f.Coverage, f.Sources)
 	}
-	if _, err := Passages(ctx, pool, cfg, insertDoc(t, pool, "new", pc.other), 0, PassageOptions{}); !errors.Is(err, ErrNoText) {
-		t.Fatalf("pending document: %v, want ErrNoText", err)
+	if _, err := Passages(ctx, pool, cfg, insertDoc(t, pool, "new", pc.other), 0, report.Options{}); !errors.Is(err, report.ErrNoText) {
+		t.Fatalf("pending document: %v, want report.ErrNoText", err)
 	}
 
-	rawCheck, err := e.CheckText(ctx, pc.essay, 0, PassageOptions{})
+	rawCheck, err := e.CheckText(ctx, pc.essay, 0, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := findSource(rawCheck, src1); s == nil || !s.Restricted || s.Author != "B. Scholar" || s.Year != 2019 {
 		t.Fatalf("check source header %+v", s)
 	}
-	want, err := e.CheckText(ctx, pc.essay, 0, DefaultPassageOptions())
+	want, err := e.CheckText(ctx, pc.essay, 0, report.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameReport(t, "CheckText filtered afterwards", rawCheck.Filter(ReportFilter{Exclusions: invindex.AllExclusions()}), want)
+	sameReport(t, "CheckText filtered afterwards", rawCheck.Filter(report.Filter{Exclusions: passage.AllExclusions()}), want)
+}
+
+// sameReport fails the test unless got and want agree in every exported
+// field, of the report and of each source (the text information reports
+// keep for filtering is left out); no sources and an empty list agree.
+func sameReport(t *testing.T, what string, got, want report.Report) {
+	t.Helper()
+	if g, w := visible(got), visible(want); !reflect.DeepEqual(g, w) {
+		t.Fatalf("%s:\n got %+v\nwant %+v", what, g, w)
+	}
+}
+
+// visible is r with its exported fields only.
+func visible(r report.Report) report.Report {
+	out := exportedFields(r)
+	out.Sources = nil
+	for _, s := range r.Sources {
+		out.Sources = append(out.Sources, exportedFields(s))
+	}
+	return out
+}
+
+// exportedFields is the struct v with its unexported fields zero.
+func exportedFields[T any](v T) T {
+	var out T
+	src, dst := reflect.ValueOf(v), reflect.ValueOf(&out).Elem()
+	for i := range src.NumField() {
+		if src.Type().Field(i).IsExported() {
+			dst.Field(i).Set(src.Field(i))
+		}
+	}
+	return out
 }

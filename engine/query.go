@@ -122,7 +122,7 @@ func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top
 	return out, nil
 }
 
-// Suppressor returns a predicate for invindex.AlignOptions.Suppress that
+// Suppressor returns a predicate for passage.Options.Suppress that
 // rejects the windows whose chunk is over engine.df_cap in the committed
 // index (template text, faculty boilerplate), so that passages agree with
 // the similarities, which do not count those chunks either. It returns nil

@@ -9,6 +9,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/measure"
+	"github.com/plagd/plagd/report"
 
 	"github.com/jackc/pgx/v5"
 
@@ -66,14 +67,14 @@ func TestMeasureLiveCheck(t *testing.T) {
 			c := cfg
 			c.Routing.Enabled, c.Routing.AllPartitions = md.routed, md.all
 			e := NewEngine(c, pool, enginetest.Logger(t))
-			if _, err := e.CheckText(ctx, set.texts[0], 10, PassageOptions{}); err != nil { // load
+			if _, err := e.CheckText(ctx, set.texts[0], 10, report.Options{}); err != nil { // load
 				t.Fatal(err)
 			}
 			var lat []time.Duration
 			found, parts := 0, 0
 			for i, text := range set.texts {
 				t1 := time.Now()
-				rep, err := e.CheckText(ctx, text, 10, PassageOptions{})
+				rep, err := e.CheckText(ctx, text, 10, report.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/routing"
 	"github.com/plagd/plagd/store"
 )
@@ -72,13 +73,13 @@ func TestCheckText_Routed(t *testing.T) {
 	checkRouting(t, pool, "after the first run")
 
 	copyText := "Resubmitted.\n" + texts[7]
-	plain, err := e.CheckText(ctx, copyText, 5, PassageOptions{})
+	plain, err := e.CheckText(ctx, copyText, 5, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Routing.Enabled = true
 	routed := NewEngine(cfg, pool, enginetest.Logger(t))
-	rep, err := routed.CheckText(ctx, copyText, 5, PassageOptions{})
+	rep, err := routed.CheckText(ctx, copyText, 5, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestCheckText_Routed(t *testing.T) {
 	}
 	mustRun(t, e, false)
 	checkRouting(t, pool, "after the deleting run")
-	rep2, err := routed.CheckText(ctx, copyText, 5, PassageOptions{})
+	rep2, err := routed.CheckText(ctx, copyText, 5, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestCheckText_Routed(t *testing.T) {
 	half := func(s string) string { ws := strings.Fields(s); return strings.Join(ws[:len(ws)/2], " ") }
 	mixed := half(texts[3]) + "\n" + half(texts[11])
 	cfg.Routing.AllPartitions = true
-	all, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(ctx, mixed, 5, PassageOptions{})
+	all, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(ctx, mixed, 5, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestCheckText_Routed(t *testing.T) {
 	}
 }
 
-func head(s []SourceReport) []int64 {
+func head(s []report.SourceReport) []int64 {
 	var ids []int64
 	for _, x := range s {
 		ids = append(ids, x.ID)
@@ -183,11 +184,11 @@ func TestCluster_RoutedCheckOnNodes(t *testing.T) {
 	local.Cluster = config.Default().Cluster
 	check := func(text, when string) {
 		t.Helper()
-		got, err := e.CheckText(ctx, text, 5, PassageOptions{})
+		got, err := e.CheckText(ctx, text, 5, report.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := NewEngine(local, pool, enginetest.Logger(t)).CheckText(ctx, text, 5, PassageOptions{})
+		want, err := NewEngine(local, pool, enginetest.Logger(t)).CheckText(ctx, text, 5, report.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

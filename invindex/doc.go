@@ -80,6 +80,12 @@
 // best candidates. DocTable maps the dense internal document IDs to
 // PostgreSQL ids.
 //
+// Where two documents share text, rather than how much, is package
+// passage's question: it aligns two texts on the same windows, keyed by
+// Tokenizer.WindowKeys (chunk ID and fingerprint of every window, in text
+// order, KeyChunk and KeyCheck taking a key apart), so that its passages
+// and the index agree on what counts as shared.
+//
 // # Index file format
 //
 // A node caches its slice between runs in a slice file, and the master keeps

@@ -7,7 +7,8 @@ package invindex
 // Fewer than N words give no keys.
 //
 // Unlike DocChunks, which keeps each chunk ID once, WindowKeys keeps every
-// window and its position, which is what passage alignment (Align) needs.
+// window and its position, which is what passage alignment (package
+// passage) needs.
 // Two windows have the same key exactly when they would share a chunk in
 // the index: same chunk ID, same fingerprint. KeyChunk and KeyCheck take a
 // key apart.

@@ -6,7 +6,8 @@ import (
 	"slices"
 
 	"github.com/plagd/plagd/engine"
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
 
@@ -16,18 +17,18 @@ import (
 // "text_withheld" is true, while figures, passages' offsets and headers
 // stay.
 
-// apiReportBody is a report as the API sends it: engine.Report's fields
+// apiReportBody is a report as the API sends it: report.Report's fields
 // (doc, external_id, title, author, kind, year, restricted, coverage,
 // chunks, excluded, sources) plus the texts the caller may read, the
 // filter applied, and for a document its status.
 type apiReportBody struct {
-	engine.Report
-	Status       string              `json:"status,omitempty"`   // the document's: indexed or pending (a check has none)
-	Filename     string              `json:"filename,omitempty"` // a check's file name
-	Text         string              `json:"text,omitempty"`
-	TextWithheld bool                `json:"text_withheld,omitempty"`
-	Sources      []apiSourceBody     `json:"sources"`
-	Filter       engine.ReportFilter `json:"filter"`
+	report.Report
+	Status       string          `json:"status,omitempty"`   // the document's: indexed or pending (a check has none)
+	Filename     string          `json:"filename,omitempty"` // a check's file name
+	Text         string          `json:"text,omitempty"`
+	TextWithheld bool            `json:"text_withheld,omitempty"`
+	Sources      []apiSourceBody `json:"sources"`
+	Filter       report.Filter   `json:"filter"`
 	// NearDuplicates are the documents within neardup.distance bits of
 	// the text (headers only, restricted ones flagged), nearest first,
 	// whatever the filter; empty when none (or, for a document, when it
@@ -55,10 +56,10 @@ type apiDocReportBody struct {
 	RelatedError string              `json:"related_error,omitempty"`
 }
 
-// apiSourceBody is one source: engine.SourceReport's fields plus its text
+// apiSourceBody is one source: report.SourceReport's fields plus its text
 // when the caller may read it.
 type apiSourceBody struct {
-	engine.SourceReport
+	report.SourceReport
 	Text         string `json:"text,omitempty"`
 	TextWithheld bool   `json:"text_withheld,omitempty"`
 }
@@ -67,7 +68,7 @@ type apiSourceBody struct {
 // are current; ownText says whether the caller may read the document's own
 // text (a restricted document's, or always for a check), admin whether it
 // reads restricted sources.
-func reportBody(rep engine.Report, f engine.ReportFilter, ownText, admin bool) apiReportBody {
+func reportBody(rep report.Report, f report.Filter, ownText, admin bool) apiReportBody {
 	if f.ExcludeSources == nil {
 		f.ExcludeSources = []int64{}
 	}
@@ -105,31 +106,31 @@ func (s *Server) apiReportFail(w http.ResponseWriter, r *http.Request, err error
 
 // apiDocReport reads document {id}'s raw report with current headers, or
 // says why there is none (404 no such document, 409 no_report).
-func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Document, engine.Report, bool) {
+func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Document, report.Report, bool) {
 	id, ok := pathID(r, "id")
 	if !ok {
 		s.apiReportFail(w, r, noDocument(r.PathValue("id")))
-		return store.Document{}, engine.Report{}, false
+		return store.Document{}, report.Report{}, false
 	}
 	ctx := r.Context()
 	doc, err := store.GetDocument(ctx, s.pool, id)
 	if err != nil {
 		s.apiReportFail(w, r, documentError(err))
-		return doc, engine.Report{}, false
+		return doc, report.Report{}, false
 	}
-	var raw engine.Report
+	var raw report.Report
 	switch doc.Status {
 	case "failed":
-		err = problemf(engine.ErrNoText, "document %d has no report: its text could not be read: %s", id, doc.Error)
+		err = problemf(report.ErrNoText, "document %d has no report: its text could not be read: %s", id, doc.Error)
 	case "deleted":
-		err = problemf(engine.ErrNoText, "document %d has no report: it is deleted", id)
+		err = problemf(report.ErrNoText, "document %d has no report: it is deleted", id)
 	default:
 		raw, err = s.rawReport(ctx, id)
-		if errors.Is(err, engine.ErrNoText) {
-			err = problemf(engine.ErrNoText, "document %d has no report yet: the next run indexes it", id)
+		if errors.Is(err, report.ErrNoText) {
+			err = problemf(report.ErrNoText, "document %d has no report yet: the next run indexes it", id)
 		}
 	}
-	if errors.Is(err, engine.ErrNoText) {
+	if errors.Is(err, report.ErrNoText) {
 		apiError(w, http.StatusConflict, "no_report", err.Error())
 		return doc, raw, false
 	}
@@ -184,23 +185,23 @@ func apiHead(h docHeader, withheld bool) apiDocHead {
 
 // apiPairBody is the report of a document and one of its sources.
 type apiPairBody struct {
-	Document       apiDocHead          `json:"document"`
-	Source         apiDocHead          `json:"source"`
-	Rank           int                 `json:"rank"`            // the source's place in the document's list, from 1
-	Similarity     float64             `json:"similarity"`      // document → source
-	Reverse        float64             `json:"reverse"`         // source → document
-	Shared         int                 `json:"shared_chunks"`   // chunks the two share
-	CoverageDoc    float64             `json:"coverage_doc"`    // share of the document in the passages
-	CoverageSource float64             `json:"coverage_source"` // share of the source in the passages
-	Exclusions     invindex.Exclusions `json:"exclusions"`
-	Passages       []apiPairPassage    `json:"passages"`
+	Document       apiDocHead         `json:"document"`
+	Source         apiDocHead         `json:"source"`
+	Rank           int                `json:"rank"`            // the source's place in the document's list, from 1
+	Similarity     float64            `json:"similarity"`      // document → source
+	Reverse        float64            `json:"reverse"`         // source → document
+	Shared         int                `json:"shared_chunks"`   // chunks the two share
+	CoverageDoc    float64            `json:"coverage_doc"`    // share of the document in the passages
+	CoverageSource float64            `json:"coverage_source"` // share of the source in the passages
+	Exclusions     passage.Exclusions `json:"exclusions"`
+	Passages       []apiPairPassage   `json:"passages"`
 }
 
 // apiPairPassage is one aligned passage: its offsets in both texts
-// (invindex.Passage: a_* in the document, b_* in the source) and the text
+// (passage.Passage: a_* in the document, b_* in the source) and the text
 // of each side the caller may read.
 type apiPairPassage struct {
-	invindex.Passage
+	passage.Passage
 	DocText    string `json:"doc_text,omitempty"`
 	SourceText string `json:"source_text,omitempty"`
 }
@@ -222,15 +223,15 @@ func (s *Server) apiPairReport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rank := slices.IndexFunc(raw.Sources, func(x engine.SourceReport) bool { return x.ID == other })
+	rank := slices.IndexFunc(raw.Sources, func(x report.SourceReport) bool { return x.ID == other })
 	if rank < 0 {
 		s.apiReportFail(w, r, problemf(errNotFound, "document %d is not among the sources of document %d (GET /api/v1/documents/%d/similar lists them)",
 			other, raw.Doc, raw.Doc))
 		return
 	}
 	ex := rq.exclusions()
-	f := raw.Filter(engine.ReportFilter{Exclusions: ex})
-	src := f.Sources[slices.IndexFunc(f.Sources, func(x engine.SourceReport) bool { return x.ID == other })]
+	f := raw.Filter(report.Filter{Exclusions: ex})
+	src := f.Sources[slices.IndexFunc(f.Sources, func(x report.SourceReport) bool { return x.ID == other })]
 	admin := who(r).seesRestricted()
 	seeDoc, seeSrc := !f.Restricted || admin, !src.Restricted || admin
 	b := apiPairBody{Document: apiHead(reportHeader(f), !seeDoc), Source: apiHead(sourceHeader(src), !seeSrc),
@@ -264,7 +265,7 @@ func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
 		s.apiReportFail(w, r, err)
 		return
 	}
-	raw, err := s.engine.CheckText(r.Context(), text, 0, engine.PassageOptions{})
+	raw, err := s.engine.CheckText(r.Context(), text, 0, report.Options{})
 	if err == nil {
 		raw, err = freshen(r.Context(), s.pool, raw)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
 
@@ -113,13 +114,13 @@ type nearDupSection struct {
 // sources, its report's sources (the compare page serves only those);
 // pending says the page's own document is not yet through a run, so a
 // missing side-by-side view comes with the next one.
-func (s *Server) nearDupView(res nearDupResult, compareBase string, sources []engine.SourceReport, pending bool) *nearDupSection {
+func (s *Server) nearDupView(res nearDupResult, compareBase string, sources []report.SourceReport, pending bool) *nearDupSection {
 	v := &nearDupSection{H: s.cfg.NearDup.Distance, Error: res.Err}
 	for _, d := range res.List {
 		row := nearDupRow{docHeader: docHeader{ID: d.ID, ExternalID: d.ExternalID, Title: d.Title, Author: d.Author,
 			Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}, Distance: d.Distance, Pending: d.Pending,
 			Link: "/documents/" + strconv.FormatInt(d.ID, 10)}
-		if compareBase != "" && slices.ContainsFunc(sources, func(x engine.SourceReport) bool { return x.ID == d.ID }) {
+		if compareBase != "" && slices.ContainsFunc(sources, func(x report.SourceReport) bool { return x.ID == d.ID }) {
 			row.Compare = compareBase + "/compare/" + strconv.FormatInt(d.ID, 10)
 		} else {
 			row.Later = d.Pending || pending

@@ -17,13 +17,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/plagd/plagd/engine"
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 )
 
 // The report pages show a raw report (engine.Passages or CheckText without
 // exclusions, aligned once and cached) through the filters of the query
-// string (engine.Report.Filter, cheap): a teacher toggling "exclude quotes"
+// string (report.Report.Filter, cheap): a teacher toggling "exclude quotes"
 // never waits for an alignment. Texts of restricted documents reach only
 // admins; every header, restricted flag included, is read fresh on each
 // request, because a cached report may be older than a change of the flag.
@@ -52,13 +52,13 @@ type reportCache struct {
 
 type reportEntry struct {
 	key  reportKey
-	rep  engine.Report
+	rep  report.Report
 	size int
 }
 
 type reportBuild struct {
 	done chan struct{}
-	rep  engine.Report
+	rep  report.Report
 	err  error
 }
 
@@ -71,7 +71,7 @@ func newReportCache(n int) *reportCache {
 // cached. A build is not cut short when the request that started it goes
 // away: the next request for the same report finds it done. Errors are not
 // cached.
-func (c *reportCache) get(ctx context.Context, key reportKey, build func(context.Context) (engine.Report, error)) (engine.Report, error) {
+func (c *reportCache) get(ctx context.Context, key reportKey, build func(context.Context) (report.Report, error)) (report.Report, error) {
 	c.mu.Lock()
 	if el, ok := c.items[key]; ok {
 		c.lru.MoveToFront(el)
@@ -102,7 +102,7 @@ func (c *reportCache) get(ctx context.Context, key reportKey, build func(context
 	case <-b.done:
 		return b.rep, b.err
 	case <-ctx.Done():
-		return engine.Report{}, ctx.Err()
+		return report.Report{}, ctx.Err()
 	}
 }
 
@@ -110,7 +110,7 @@ func (c *reportCache) get(ctx context.Context, key reportKey, build func(context
 const reportBuildTimeout = 5 * time.Minute
 
 // add stores rep under key; c.mu is held.
-func (c *reportCache) add(key reportKey, rep engine.Report) {
+func (c *reportCache) add(key reportKey, rep report.Report) {
 	e := &reportEntry{key: key, rep: rep, size: reportSize(rep)}
 	c.items[key] = c.lru.PushFront(e)
 	c.bytes += e.size
@@ -131,7 +131,7 @@ func (c *reportCache) stats() (cached, builds int) {
 }
 
 // reportSize is about what a report holds in memory: its texts.
-func reportSize(rep engine.Report) int {
+func reportSize(rep report.Report) int {
 	n := len(rep.Text)
 	for _, s := range rep.Sources {
 		n += len(s.Text) + 64*len(s.Passages)
@@ -149,7 +149,7 @@ type checkEntry struct {
 	Owner    int64 // users.id
 	Filename string
 	Created  time.Time
-	Report   engine.Report
+	Report   report.Report
 	// Near are the archive's near-duplicates of the text, found when it
 	// was checked.
 	Near nearDupResult
@@ -177,7 +177,7 @@ func newCheckCache(n int, ttl time.Duration) *checkCache {
 
 // put stores a report and the near-duplicates of its text for owner under
 // a new random key and returns it.
-func (c *checkCache) put(owner int64, filename string, rep engine.Report, near nearDupResult) *checkEntry {
+func (c *checkCache) put(owner int64, filename string, rep report.Report, near nearDupResult) *checkEntry {
 	var b [18]byte
 	_, _ = rand.Read(b[:])
 	e := &checkEntry{Key: base64.RawURLEncoding.EncodeToString(b[:]), Owner: owner, Filename: filename,
@@ -311,13 +311,13 @@ func anyFlag(q url.Values, name string, def bool) (bool, error) {
 	return def, nil
 }
 
-func (rq reportQuery) exclusions() invindex.Exclusions {
-	return invindex.Exclusions{Quotes: rq.Quotes, Bibliography: rq.Bib, BlockQuotes: rq.Blocks}
+func (rq reportQuery) exclusions() passage.Exclusions {
+	return passage.Exclusions{Quotes: rq.Quotes, Bibliography: rq.Bib, BlockQuotes: rq.Blocks}
 }
 
 // filter is the daemon's filter for the query.
-func (rq reportQuery) filter() engine.ReportFilter {
-	return engine.ReportFilter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions()}
+func (rq reportQuery) filter() report.Filter {
+	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions()}
 }
 
 // values is the query in its canonical form, without the defaults;
@@ -412,7 +412,7 @@ func currentHeaders(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[i
 
 // freshen returns rep (filtered, so its Sources slice is its own) with the
 // headers of its document and sources as they are now.
-func freshen(ctx context.Context, pool *pgxpool.Pool, rep engine.Report) (engine.Report, error) {
+func freshen(ctx context.Context, pool *pgxpool.Pool, rep report.Report) (report.Report, error) {
 	ids := make([]int64, 0, len(rep.Sources)+1)
 	if rep.Doc != 0 {
 		ids = append(ids, rep.Doc)
@@ -445,11 +445,11 @@ func freshen(ctx context.Context, pool *pgxpool.Pool, rep engine.Report) (engine
 	return rep, nil
 }
 
-func sourceHeader(s engine.SourceReport) docHeader {
+func sourceHeader(s report.SourceReport) docHeader {
 	return docHeader{ID: s.ID, ExternalID: s.ExternalID, Title: s.Title, Author: s.Author, Kind: s.Kind, Year: s.Year, Restricted: s.Restricted}
 }
 
-func reportHeader(rep engine.Report) docHeader {
+func reportHeader(rep report.Report) docHeader {
 	return docHeader{ID: rep.Doc, ExternalID: rep.ExternalID, Title: rep.Title, Author: rep.Author, Kind: rep.Kind, Year: rep.Year, Restricted: rep.Restricted}
 }
 
@@ -534,7 +534,7 @@ type reportRegion struct {
 }
 
 // exclusionNote says in words what a filter leaves out.
-func exclusionNote(ex invindex.Exclusions) string {
+func exclusionNote(ex passage.Exclusions) string {
 	var parts []string
 	if ex.Quotes {
 		parts = append(parts, "quotations")
@@ -557,11 +557,11 @@ func exclusionNote(ex invindex.Exclusions) string {
 // buildRegion filters the raw report (whose headers are current) as rq
 // asks and lays it out. base is the page path, seeText whether the caller
 // may read the document's text.
-func buildRegion(raw engine.Report, rq reportQuery, base string, seeText bool) *reportRegion {
+func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *reportRegion {
 	ex := rq.exclusions()
 	// Per-source figures do not depend on the other sources: one pass
 	// without excluded sources gives the rows, one with them the total.
-	shown := raw.Filter(engine.ReportFilter{MinSimilarity: rq.Min / 100, Exclusions: ex})
+	shown := raw.Filter(report.Filter{MinSimilarity: rq.Min / 100, Exclusions: ex})
 	final := raw.Filter(rq.filter())
 	rank := make(map[int64]int, len(raw.Sources))
 	for i, s := range raw.Sources {
@@ -667,7 +667,7 @@ func pctText(f float64) string { return fmt.Sprintf("%.1f %%", f*100) }
 // span is a passage's range in one text, with the rank of its source and
 // its number among the source's passages (1-based).
 type span struct {
-	r    invindex.Range
+	r    passage.Range
 	rank int
 	src  int64
 	n    int
@@ -677,7 +677,7 @@ type span struct {
 // excluded range, and asks mk how to show each piece, given the spans
 // covering it (in the order given) and whether it is excluded. Adjacent
 // pieces shown alike are joined.
-func segmentText(text string, spans []span, excluded []invindex.Range, mk func(active []span, excluded bool) segment) []segment {
+func segmentText(text string, spans []span, excluded []passage.Range, mk func(active []span, excluded bool) segment) []segment {
 	clip := func(x int) int { return min(max(x, 0), len(text)) }
 	shown := reflowForDisplay(text)
 	cuts := []int{0, len(text)}
@@ -766,14 +766,14 @@ const contextWords = 30
 
 // buildCompare lays out the side-by-side view of the filtered report's
 // document and source src (which must be in it).
-func buildCompare(rep engine.Report, src engine.SourceReport, rank int, ex invindex.Exclusions, seeDoc, seeSrc bool) ([]segment, []segment, []compareRow) {
+func buildCompare(rep report.Report, src report.SourceReport, rank int, ex passage.Exclusions, seeDoc, seeSrc bool) ([]segment, []segment, []compareRow) {
 	color := "hl c" + strconv.Itoa(rank%paletteSize)
 	var as, bs []span
 	for i, p := range src.Passages {
 		as = append(as, span{r: p.A(), n: i + 1})
 		bs = append(bs, span{r: p.B(), n: i + 1})
 	}
-	column := func(text string, spans []span, excluded []invindex.Range, own, other string) []segment {
+	column := func(text string, spans []span, excluded []passage.Range, own, other string) []segment {
 		started := map[int]bool{}
 		return segmentText(text, spans, excluded, func(active []span, isEx bool) segment {
 			if len(active) == 0 {
@@ -807,7 +807,7 @@ func buildCompare(rep engine.Report, src engine.SourceReport, rank int, ex invin
 		left = column(rep.Text, as, rep.Excluded, "a", "b")
 	}
 	if seeSrc {
-		right = column(src.Text, bs, invindex.ExcludedRanges(src.Text, ex), "b", "a")
+		right = column(src.Text, bs, passage.ExcludedRanges(src.Text, ex), "b", "a")
 	}
 	rows := make([]compareRow, len(src.Passages))
 	for i, p := range src.Passages {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
 
@@ -56,14 +57,14 @@ func (s *Server) lastRun(ctx context.Context) (int64, error) {
 
 // rawReport is the raw report of a stored document (all its sources, no
 // exclusions), from the cache when the last committed run made it.
-// engine.ErrNoText when the document has no stored text.
-func (s *Server) rawReport(ctx context.Context, id int64) (engine.Report, error) {
+// report.ErrNoText when the document has no stored text.
+func (s *Server) rawReport(ctx context.Context, id int64) (report.Report, error) {
 	run, err := s.lastRun(ctx)
 	if err != nil {
-		return engine.Report{}, err
+		return report.Report{}, err
 	}
-	return s.reports.get(ctx, reportKey{doc: id, run: run}, func(ctx context.Context) (engine.Report, error) {
-		var opt engine.PassageOptions
+	return s.reports.get(ctx, reportKey{doc: id, run: run}, func(ctx context.Context) (report.Report, error) {
+		var opt report.Options
 		if s.cfg.Engine.DFCap > 0 {
 			// leave out the chunks the similarities leave out, when the index is at hand
 			sup, err := s.engine.Suppressor(ctx)
@@ -139,11 +140,11 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	case "deleted":
 		v.NoReport = "This document is deleted: the next run removes it from the index and from every report."
 	}
-	var sources []engine.SourceReport // the report's, for the near-duplicates' side-by-side links
+	var sources []report.SourceReport // the report's, for the near-duplicates' side-by-side links
 	if v.NoReport == "" {
 		raw, err := s.rawReport(ctx, id)
 		switch {
-		case errors.Is(err, engine.ErrNoText):
+		case errors.Is(err, report.ErrNoText):
 			v.NoReport = "This document has not been indexed yet: the next run reads its text and finds its sources."
 		case err != nil:
 			s.pageError(w, r, err)
@@ -191,7 +192,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	raw, err := s.rawReport(ctx, id)
-	if errors.Is(err, engine.ErrNoText) {
+	if errors.Is(err, report.ErrNoText) {
 		if _, gerr := store.GetDocument(ctx, s.pool, id); gerr != nil {
 			err = documentError(gerr)
 		} else {
@@ -219,7 +220,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 
 // compareView lays out the side-by-side view of raw's document and its
 // source other; base is the report page's path.
-func (s *Server) compareView(r *http.Request, raw engine.Report, other int64, rq reportQuery, base string, seeDoc bool) (compareView, error) {
+func (s *Server) compareView(r *http.Request, raw report.Report, other int64, rq reportQuery, base string, seeDoc bool) (compareView, error) {
 	rank := -1
 	for i, src := range raw.Sources {
 		if src.ID == other {
@@ -230,8 +231,8 @@ func (s *Server) compareView(r *http.Request, raw engine.Report, other int64, rq
 		return compareView{}, problemf(errNotFound, "document %d is not among the sources of this report", other)
 	}
 	ex := rq.exclusions()
-	f := raw.Filter(engine.ReportFilter{Exclusions: ex})
-	var src engine.SourceReport
+	f := raw.Filter(report.Filter{Exclusions: ex})
+	var src report.SourceReport
 	for _, x := range f.Sources {
 		if x.ID == other {
 			src = x
@@ -296,7 +297,7 @@ func (s *Server) checkSubmit(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	rep, err := s.engine.CheckText(r.Context(), text, 0, engine.PassageOptions{})
+	rep, err := s.engine.CheckText(r.Context(), text, 0, report.Options{})
 	if err != nil {
 		fail(err)
 		return

@@ -25,9 +25,9 @@ import (
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/config"
-	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/pgtest"
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 )
 
 // rtWords makes n made-up words starting with prefix: texts share words
@@ -583,20 +583,20 @@ func TestReportAPI_Shape(t *testing.T) {
 		Coverage   float64 `json:"coverage"`
 		Chunks     int     `json:"chunks"`
 		Text       string  `json:"text"`
-		Excluded   []invindex.Range
-		Filter     engine.ReportFilter `json:"filter"`
+		Excluded   []passage.Range
+		Filter     report.Filter `json:"filter"`
 		Sources    []struct {
-			ID         int64              `json:"id"`
-			Title      string             `json:"title"`
-			Author     string             `json:"author"`
-			Restricted *bool              `json:"restricted"`
-			Similarity float64            `json:"similarity"`
-			Reverse    float64            `json:"reverse"`
-			Shared     int                `json:"shared_chunks"`
-			Passages   []invindex.Passage `json:"passages"`
-			CoverageA  float64            `json:"coverage_doc"`
-			CoverageB  float64            `json:"coverage_source"`
-			Text       string             `json:"text"`
+			ID         int64             `json:"id"`
+			Title      string            `json:"title"`
+			Author     string            `json:"author"`
+			Restricted *bool             `json:"restricted"`
+			Similarity float64           `json:"similarity"`
+			Reverse    float64           `json:"reverse"`
+			Shared     int               `json:"shared_chunks"`
+			Passages   []passage.Passage `json:"passages"`
+			CoverageA  float64           `json:"coverage_doc"`
+			CoverageB  float64           `json:"coverage_source"`
+			Text       string            `json:"text"`
 		} `json:"sources"`
 	}
 	if err := json.Unmarshal([]byte(r.body), &rep); err != nil {
@@ -643,15 +643,15 @@ func TestReportAPI_Shape(t *testing.T) {
 			Title      string `json:"title"`
 			Restricted *bool  `json:"restricted"`
 		}
-		Rank           int                 `json:"rank"`
-		Similarity     float64             `json:"similarity"`
-		Reverse        float64             `json:"reverse"`
-		Shared         int                 `json:"shared_chunks"`
-		CoverageDoc    float64             `json:"coverage_doc"`
-		CoverageSource float64             `json:"coverage_source"`
-		Exclusions     invindex.Exclusions `json:"exclusions"`
+		Rank           int                `json:"rank"`
+		Similarity     float64            `json:"similarity"`
+		Reverse        float64            `json:"reverse"`
+		Shared         int                `json:"shared_chunks"`
+		CoverageDoc    float64            `json:"coverage_doc"`
+		CoverageSource float64            `json:"coverage_source"`
+		Exclusions     passage.Exclusions `json:"exclusions"`
 		Passages       []struct {
-			invindex.Passage
+			passage.Passage
 			DocText    string `json:"doc_text"`
 			SourceText string `json:"source_text"`
 		} `json:"passages"`
@@ -707,8 +707,8 @@ func TestReportQuery_Parse(t *testing.T) {
 
 func TestSegmentText(t *testing.T) {
 	text := "0123456789abcdefghij"
-	spans := []span{{r: invindex.Range{Start: 2, End: 8}, rank: 1, src: 20, n: 1}, {r: invindex.Range{Start: 5, End: 12}, rank: 0, src: 10, n: 1}}
-	ex := []invindex.Range{{Start: 10, End: 15}}
+	spans := []span{{r: passage.Range{Start: 2, End: 8}, rank: 1, src: 20, n: 1}, {r: passage.Range{Start: 5, End: 12}, rank: 0, src: 10, n: 1}}
+	ex := []passage.Range{{Start: 10, End: 15}}
 	segs := segmentText(text, spans, ex, func(active []span, excluded bool) segment {
 		s := segment{}
 		for _, a := range active {
@@ -748,7 +748,7 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 	c := newCheckCache(2, time.Hour)
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return now }
-	e1 := c.put(1, "a.txt", engine.Report{Text: "a"}, nearDupResult{})
+	e1 := c.put(1, "a.txt", report.Report{Text: "a"}, nearDupResult{})
 	if _, ok := c.get(e1.Key, 1); !ok {
 		t.Fatal("owner cannot read their check")
 	}
@@ -759,8 +759,8 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 		t.Fatal("nobody reads the check")
 	}
 	now = now.Add(30 * time.Minute)
-	e2 := c.put(1, "b.txt", engine.Report{Text: "b"}, nearDupResult{})
-	e3 := c.put(1, "c.txt", engine.Report{Text: "c"}, nearDupResult{})
+	e2 := c.put(1, "b.txt", report.Report{Text: "b"}, nearDupResult{})
+	e3 := c.put(1, "c.txt", report.Report{Text: "c"}, nearDupResult{})
 	if _, ok := c.get(e1.Key, 1); ok {
 		t.Fatal("the oldest check outlived the entry bound")
 	}
@@ -776,8 +776,8 @@ func TestCheckCache_OwnerTTLAndBounds(t *testing.T) {
 		t.Fatal("a check older than the TTL is still there")
 	}
 	c.maxBytes = 10
-	c.put(3, "", engine.Report{Text: strings.Repeat("x", 8)}, nearDupResult{})
-	c.put(3, "", engine.Report{Text: strings.Repeat("y", 8)}, nearDupResult{})
+	c.put(3, "", report.Report{Text: strings.Repeat("x", 8)}, nearDupResult{})
+	c.put(3, "", report.Report{Text: strings.Repeat("y", 8)}, nearDupResult{})
 	if c.order.Len() != 1 || c.bytes != 8 {
 		t.Fatalf("byte bound: %d entries, %d bytes", c.order.Len(), c.bytes)
 	}
@@ -788,13 +788,13 @@ func TestReportCache_LRUAndOneBuild(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	built := map[reportKey]int{}
-	build := func(k reportKey) func(context.Context) (engine.Report, error) {
-		return func(context.Context) (engine.Report, error) {
+	build := func(k reportKey) func(context.Context) (report.Report, error) {
+		return func(context.Context) (report.Report, error) {
 			time.Sleep(20 * time.Millisecond)
 			mu.Lock()
 			built[k]++
 			mu.Unlock()
-			return engine.Report{Doc: k.doc}, nil
+			return report.Report{Doc: k.doc}, nil
 		}
 	}
 	k1, k2, k3 := reportKey{1, 1}, reportKey{2, 1}, reportKey{1, 2}
@@ -825,7 +825,7 @@ func TestReportCache_LRUAndOneBuild(t *testing.T) {
 	}
 	// errors are not cached
 	fail := errors.New("boom")
-	if _, err := c.get(ctx, reportKey{9, 9}, func(context.Context) (engine.Report, error) { return engine.Report{}, fail }); !errors.Is(err, fail) {
+	if _, err := c.get(ctx, reportKey{9, 9}, func(context.Context) (report.Report, error) { return report.Report{}, fail }); !errors.Is(err, fail) {
 		t.Fatal(err)
 	}
 	if _, err := c.get(ctx, reportKey{9, 9}, build(reportKey{9, 9})); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
 
@@ -303,7 +304,7 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 		name string
 		v    any
 	}{{"Document", store.Document{}}, {"SimilarRow", store.SimilarRow{}}, {"RunInfo", daemon.RunInfo{}},
-		{"Report", engine.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", engine.SourceReport{}},
+		{"Report", report.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", report.SourceReport{}},
 		{"NearDuplicate", engine.NearDuplicate{}}, {"RelatedDocument", engine.RelatedDoc{}}, {"RelatedList", relatedList{}}} {
 		name := c.name
 		props, _ := schemas[name].(map[string]any)["properties"].(map[string]any)

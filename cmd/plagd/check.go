@@ -16,7 +16,8 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
 
@@ -42,21 +43,21 @@ func addPassageFlags(cmd *cobra.Command, withSwitch bool, defaultTop int) *passa
 	f.BoolVar(&pf.noQuotes, "no-quotes", false, "count text in quotation marks as matching text too")
 	f.BoolVar(&pf.noBibliography, "no-bibliography", false, "count the bibliography as matching text too")
 	f.BoolVar(&pf.noBlockQts, "no-block-quotes", false, "count marked block quotes as matching text too")
-	f.IntVar(&pf.minWords, "min-words", invindex.DefaultMinWords, "shortest passage reported, in words")
-	f.IntVar(&pf.maxGap, "max-gap", invindex.DefaultMaxGapWords, "longest gap inside a passage, in words")
+	f.IntVar(&pf.minWords, "min-words", passage.DefaultMinWords, "shortest passage reported, in words")
+	f.IntVar(&pf.maxGap, "max-gap", passage.DefaultMaxGapWords, "longest gap inside a passage, in words")
 	return pf
 }
 
-func (pf *passageFlags) options() engine.PassageOptions {
-	return engine.PassageOptions{
-		Align: invindex.AlignOptions{MinWords: nonZero(pf.minWords), MaxGapWords: nonZero(pf.maxGap)},
-		Exclusions: invindex.Exclusions{
+func (pf *passageFlags) options() report.Options {
+	return report.Options{
+		Align: passage.Options{MinWords: nonZero(pf.minWords), MaxGapWords: nonZero(pf.maxGap)},
+		Exclusions: passage.Exclusions{
 			Quotes: !pf.noQuotes, Bibliography: !pf.noBibliography, BlockQuotes: !pf.noBlockQts,
 		},
 	}
 }
 
-// nonZero maps a flag's 0 to AlignOptions' "none" (-1): 0 there means the default.
+// nonZero maps a flag's 0 to passage.Options' "none" (-1): 0 there means the default.
 func nonZero(n int) int {
 	if n == 0 {
 		return -1
@@ -126,7 +127,7 @@ the texts; the text output counts characters.`,
 			if asJSON {
 				return printJSON(struct {
 					File   string        `json:"file"`
-					Report engine.Report `json:"report"`
+					Report report.Report `json:"report"`
 				}{args[0], rep})
 			}
 			return writeReport(os.Stdout, "File "+args[0], rep, pf)
@@ -184,7 +185,7 @@ func runSimilarPassages(ctx context.Context, cfg config.Config, pool *pgxpool.Po
 	if asJSON {
 		return printJSON(struct {
 			Document store.DocInfo `json:"document"`
-			Report   engine.Report `json:"report"`
+			Report   report.Report `json:"report"`
 		}{doc, rep})
 	}
 	title := fmt.Sprintf("Document %d", doc.ID)
@@ -199,7 +200,7 @@ const contextChars = 40
 
 // writeReport prints a passage report: overall coverage, the sources, and
 // each source's passages with context.
-func writeReport(w io.Writer, title string, rep engine.Report, pf *passageFlags) error {
+func writeReport(w io.Writer, title string, rep report.Report, pf *passageFlags) error {
 	fmt.Fprintln(w, title)
 	fmt.Fprintf(w, "  %d chunks, %d characters\n", rep.Chunks, utf8.RuneCountInString(rep.Text))
 	fmt.Fprintf(w, "  matching text: %s of the document (%s)\n\n", percent(rep.Coverage), pf.excludedNote())
@@ -221,9 +222,9 @@ func writeReport(w io.Writer, title string, rep engine.Report, pf *passageFlags)
 		fmt.Fprintf(w, "\nSource %d  %s: %s\n", s.ID, sourceName(s), plural(len(s.Passages), "passage"))
 		for i, p := range s.Passages {
 			offs := []int{p.AStart, p.AEnd}
-			invindex.RuneOffsets(rep.Text, offs)
+			passage.RuneOffsets(rep.Text, offs)
 			soffs := []int{p.BStart, p.BEnd}
-			invindex.RuneOffsets(s.Text, soffs)
+			passage.RuneOffsets(s.Text, soffs)
 			fmt.Fprintf(w, "  [%d] document %d–%d (%d words) ↔ source %d–%d (%d words), %d shared windows\n",
 				i+1, offs[0], offs[1], p.AWords, soffs[0], soffs[1], p.BWords, p.Shared)
 			fmt.Fprintf(w, "      document: %s\n", excerpt(rep.Text, p.AStart, p.AEnd))
@@ -233,7 +234,7 @@ func writeReport(w io.Writer, title string, rep engine.Report, pf *passageFlags)
 	return nil
 }
 
-func sourceName(s engine.SourceReport) string {
+func sourceName(s report.SourceReport) string {
 	name := s.ExternalID
 	if s.Title != "" && s.Title != name {
 		if name != "" {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/daemon"
-	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/report"
 )
 
 // TestCLI_CheckAndPassages: plagd check finds where a new file copies the
@@ -54,7 +54,7 @@ func TestCLI_CheckAndPassages(t *testing.T) {
 	out, code = plagd(t, url, "check", "--json", "--no-quotes", essay)
 	var got struct {
 		File   string        `json:"file"`
-		Report engine.Report `json:"report"`
+		Report report.Report `json:"report"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &got) != nil {
 		t.Fatalf("check --json: exit %d: %s", code, out)

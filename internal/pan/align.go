@@ -5,12 +5,14 @@ import (
 	"sync"
 
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 // AlignSettings are the passage-alignment settings of the evaluation.
 type AlignSettings struct {
-	// Aligner is "invindex" (invindex.Align, the engine's aligner) or
-	// "seed" (the stand-in in seedalign.go, kept for comparison).
+	// Aligner is "invindex" (passage.Align, the engine's aligner, named
+	// after the package it first lived in) or "seed" (the stand-in in
+	// seedalign.go, kept for comparison).
 	Aligner string `json:"aligner"`
 	// Window is the words per seed window (n-gram) for alignment. It is
 	// independent of the index's window_words: retrieval uses the index's
@@ -18,10 +20,10 @@ type AlignSettings struct {
 	// which survive shuffling and synonym replacement.
 	Window int `json:"window"`
 	// MaxOcc ignores windows occurring more often than this in either text
-	// of the pair (invindex: through AlignOptions.Suppress).
+	// of the pair (invindex: through passage.Options.Suppress).
 	MaxOcc int `json:"max_occ"`
 	// GapWords, MergeGapWords, MinWords, MinShared: see
-	// invindex.AlignOptions (and SeedOptions).
+	// passage.Options (and SeedOptions).
 	GapWords      int `json:"gap_words"`
 	MergeGapWords int `json:"merge_gap_words"`
 	MinWords      int `json:"min_words"`
@@ -56,7 +58,7 @@ func (s AlignSettings) Validate() error {
 // Prepared is a document ready for alignment with Settings s.
 type Prepared struct {
 	Text  *Text
-	doc   *invindex.Doc
+	doc   *passage.Doc
 	count map[uint64]int32
 	seed  *SeedDoc
 }
@@ -69,7 +71,7 @@ func (s AlignSettings) Prepare(tok *invindex.Tokenizer, t *Text) *Prepared {
 		p.seed = NewSeedDoc(tok, t, s.Window)
 		return p
 	}
-	p.doc = invindex.NewDoc(tok, t.S)
+	p.doc = passage.NewDoc(tok, t.S)
 	p.count = make(map[uint64]int32, len(p.doc.Keys))
 	for _, k := range p.doc.Keys {
 		p.count[k]++
@@ -93,11 +95,11 @@ func (s AlignSettings) Align(a, b *Prepared) []Annotation {
 			MinSeeds: s.MinShared, MinWords: s.MinWords, MergeGapWords: s.MergeGapWords})
 	} else {
 		max := int32(s.MaxOcc)
-		opt := invindex.AlignOptions{MaxGapWords: s.GapWords, MergeGapWords: s.MergeGapWords,
+		opt := passage.Options{MaxGapWords: s.GapWords, MergeGapWords: s.MergeGapWords,
 			MinWords: s.MinWords, MinShared: s.MinShared,
 			Suppress: func(k uint64) bool { return a.count[k] > max || b.count[k] > max }}
-		for _, q := range invindex.Align(a.doc, b.doc, opt) {
-			// invindex ends a passage with its last word; PAN cases end
+		for _, q := range passage.Align(a.doc, b.doc, opt) {
+			// passage.Align ends a passage with its last word; PAN cases end
 			// with the sentence's punctuation.
 			ps = append(ps, Passage{AStart: q.AStart, AEnd: extendPunct(a.Text.S, q.AEnd),
 				BStart: q.BStart, BEnd: extendPunct(b.Text.S, q.BEnd), AWords: q.AWords, BWords: q.BWords, Shared: q.Shared})

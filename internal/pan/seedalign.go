@@ -1,7 +1,7 @@
 package pan
 
 // STAND-IN ALIGNER. This file is a simple seed-and-extend passage aligner,
-// written so that the PAN evaluation could run before invindex.Align (the
+// written so that the PAN evaluation could run before passage.Align (the
 // engine's passage alignment) existed. `plagd eval pan --aligner` chooses
 // between the two; see docs/QUALITY.md for how they compare.
 
@@ -18,7 +18,7 @@ import (
 // Passage is a matching passage of documents A and B: byte offsets
 // [AStart, AEnd) into A and [BStart, BEnd) into B, the words each side
 // spans and the number of seeds (shared keys) that made it. It has the
-// shape of invindex.Passage.
+// shape of passage.Passage.
 type Passage struct {
 	AStart, AEnd, BStart, BEnd int
 	AWords, BWords, Shared     int

@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"context"
@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plagd/plagd/internal/enginetest"
+	"github.com/plagd/plagd/internal/testseed"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
 // filterCorpus is a document and its sources with copies in every place a
@@ -63,22 +64,22 @@ func filterCorpus(rng *rand.Rand, g *wordGen) (string, []SourceReport) {
 	return doc, srcs
 }
 
-// directReport is buildReport as it was before reports were filtered
+// directReport is Build as it was before reports were filtered
 // afterwards: exclusions applied while aligning. It is the reference that
-// rawReport + Filter must reproduce.
-func directReport(p invindex.Params, text string, srcs []SourceReport, opt PassageOptions) Report {
+// buildRaw + Filter must reproduce.
+func directReport(p invindex.Params, text string, srcs []SourceReport, opt Options) Report {
 	srcs = slices.Clone(srcs)
 	rep := Report{Text: text, Sources: srcs}
-	doc := invindex.NewDoc(invindex.NewTokenizer(p), text)
-	rep.Excluded = invindex.ExcludedRanges(text, opt.Exclusions)
+	doc := passage.NewDoc(invindex.NewTokenizer(p), text)
+	rep.Excluded = passage.ExcludedRanges(text, opt.Exclusions)
 	tok := invindex.NewTokenizer(p)
 	for i := range srcs {
 		s := &srcs[i]
-		src := invindex.NewDoc(tok, s.Text)
-		var kept []invindex.Passage
-		var as, bs []invindex.Range
-		for _, pg := range invindex.Align(doc, src, opt.Align) {
-			if len(rep.Excluded) > 0 && len(invindex.SubtractRanges([]invindex.Range{pg.A()}, rep.Excluded)) == 0 {
+		src := passage.NewDoc(tok, s.Text)
+		var kept []passage.Passage
+		var as, bs []passage.Range
+		for _, pg := range passage.Align(doc, src, opt.Align) {
+			if len(rep.Excluded) > 0 && len(passage.SubtractRanges([]passage.Range{pg.A()}, rep.Excluded)) == 0 {
 				continue
 			}
 			kept = append(kept, pg)
@@ -86,12 +87,12 @@ func directReport(p invindex.Params, text string, srcs []SourceReport, opt Passa
 		}
 		s.Passages = kept
 		if s.Passages == nil {
-			s.Passages = []invindex.Passage{}
+			s.Passages = []passage.Passage{}
 		}
 		s.CoverageA = doc.Coverage(as, rep.Excluded)
-		s.CoverageB = src.Coverage(bs, invindex.ExcludedRanges(s.Text, opt.Exclusions))
+		s.CoverageB = src.Coverage(bs, passage.ExcludedRanges(s.Text, opt.Exclusions))
 	}
-	var all []invindex.Range
+	var all []passage.Range
 	for _, s := range srcs {
 		for _, pg := range s.Passages {
 			all = append(all, pg.A())
@@ -135,12 +136,12 @@ func deepCopy(r Report) Report {
 	return r
 }
 
-func randomExclusions(rng *rand.Rand) invindex.Exclusions {
-	return invindex.Exclusions{Quotes: rng.IntN(2) == 0, Bibliography: rng.IntN(2) == 0, BlockQuotes: rng.IntN(2) == 0}
+func randomExclusions(rng *rand.Rand) passage.Exclusions {
+	return passage.Exclusions{Quotes: rng.IntN(2) == 0, Bibliography: rng.IntN(2) == 0, BlockQuotes: rng.IntN(2) == 0}
 }
 
-func randomFilter(rng *rand.Rand, srcs []SourceReport) ReportFilter {
-	f := ReportFilter{Exclusions: randomExclusions(rng)}
+func randomFilter(rng *rand.Rand, srcs []SourceReport) Filter {
+	f := Filter{Exclusions: randomExclusions(rng)}
 	if rng.IntN(2) == 0 {
 		f.MinSimilarity = rng.Float64() * 0.3
 	}
@@ -155,9 +156,9 @@ func randomFilter(rng *rand.Rand, srcs []SourceReport) ReportFilter {
 // applyDirect is what a filter means, on a report built with its
 // exclusions: the sources it leaves out removed, the overall coverage of
 // the others.
-func applyDirect(rep Report, f ReportFilter) Report {
+func applyDirect(rep Report, f Filter) Report {
 	var keep []SourceReport
-	var all []invindex.Range
+	var all []passage.Range
 	for _, s := range rep.Sources {
 		if s.Similarity < f.MinSimilarity || slices.Contains(f.ExcludeSources, s.ID) {
 			continue
@@ -168,7 +169,7 @@ func applyDirect(rep Report, f ReportFilter) Report {
 		}
 	}
 	rep.Sources = keep
-	rep.Coverage = invindex.Coverage(rep.Text, all, rep.Excluded)
+	rep.Coverage = passage.Coverage(rep.Text, all, rep.Excluded)
 	return rep
 }
 
@@ -177,14 +178,14 @@ func applyDirect(rep Report, f ReportFilter) Report {
 // aligning with the exclusions applied, for every filter; filtering leaves
 // the raw report untouched, is idempotent and composes.
 func TestReportFilter_EqualsDirect(t *testing.T) {
-	seed := enginetest.Seed(t)
+	seed := testseed.Seed(t)
 	rng := rand.New(rand.NewPCG(seed, 21))
 	g := newWordGen(seed)
 	p := invindex.DefaultParams()
 	ctx := context.Background()
 	for iter := 0; iter < 40; iter++ {
 		text, srcs := filterCorpus(rng, g)
-		raw := rawReport(ctx, p, text, slices.Clone(srcs), invindex.AlignOptions{})
+		raw := buildRaw(ctx, p, text, slices.Clone(srcs), passage.Options{})
 		before := deepCopy(raw)
 		found := 0
 		for _, s := range raw.Sources {
@@ -193,16 +194,16 @@ func TestReportFilter_EqualsDirect(t *testing.T) {
 		if found == 0 {
 			t.Fatalf("iteration %d: no passage found at all", iter)
 		}
-		// buildReport (what Passages and CheckText use) with zero
+		// Build (what daemon's Passages and CheckText use) with zero
 		// exclusions is the raw report.
-		sameReport(t, "buildReport without exclusions", buildReport(ctx, p, text, slices.Clone(srcs), PassageOptions{}),
-			directReport(p, text, srcs, PassageOptions{}))
+		sameReport(t, "Build without exclusions", Build(ctx, p, text, slices.Clone(srcs), Options{}),
+			directReport(p, text, srcs, Options{}))
 		for k := 0; k < 8; k++ {
 			f := randomFilter(rng, srcs)
-			direct := directReport(p, text, srcs, PassageOptions{Exclusions: f.Exclusions})
+			direct := directReport(p, text, srcs, Options{Exclusions: f.Exclusions})
 			got := raw.Filter(f)
 			sameReport(t, fmt.Sprintf("iteration %d, filter %+v", iter, f), got, applyDirect(direct, f))
-			sameReport(t, "buildReport", buildReport(ctx, p, text, slices.Clone(srcs), PassageOptions{Exclusions: f.Exclusions}), direct)
+			sameReport(t, "Build", Build(ctx, p, text, slices.Clone(srcs), Options{Exclusions: f.Exclusions}), direct)
 			sameReport(t, "raw report after filtering", raw, before)
 			sameReport(t, "filter twice", got.Filter(f), got)
 
@@ -211,7 +212,7 @@ func TestReportFilter_EqualsDirect(t *testing.T) {
 			g2.Exclusions.Quotes = g2.Exclusions.Quotes || f.Exclusions.Quotes
 			g2.Exclusions.Bibliography = g2.Exclusions.Bibliography || f.Exclusions.Bibliography
 			g2.Exclusions.BlockQuotes = g2.Exclusions.BlockQuotes || f.Exclusions.BlockQuotes
-			both := ReportFilter{MinSimilarity: max(f.MinSimilarity, g2.MinSimilarity),
+			both := Filter{MinSimilarity: max(f.MinSimilarity, g2.MinSimilarity),
 				ExcludeSources: append(slices.Clone(f.ExcludeSources), g2.ExcludeSources...), Exclusions: g2.Exclusions}
 			sameReport(t, "composed filters", got.Filter(g2), raw.Filter(both))
 		}
@@ -230,23 +231,23 @@ func TestReportFilter_ExcludeSource(t *testing.T) {
 		{ID: 1, Similarity: 0.2, Text: strings.Join(s1, " ")},
 		{ID: 2, Similarity: 0.1, Text: strings.Join(s2, " ")},
 	}
-	raw := rawReport(context.Background(), invindex.DefaultParams(), text, srcs, invindex.AlignOptions{})
-	all := raw.Filter(ReportFilter{})
+	raw := buildRaw(context.Background(), invindex.DefaultParams(), text, srcs, passage.Options{})
+	all := raw.Filter(Filter{})
 	i1, i2 := strings.Index(text, c1), strings.Index(text, c2)
-	r1 := invindex.Range{Start: i1, End: i1 + len(c1)}
-	r2 := invindex.Range{Start: i2, End: i2 + len(c2)}
-	if want := invindex.Coverage(text, []invindex.Range{r1, r2}, nil); all.Coverage != want || len(all.Sources) != 2 {
+	r1 := passage.Range{Start: i1, End: i1 + len(c1)}
+	r2 := passage.Range{Start: i2, End: i2 + len(c2)}
+	if want := passage.Coverage(text, []passage.Range{r1, r2}, nil); all.Coverage != want || len(all.Sources) != 2 {
 		t.Fatalf("both sources: coverage %v, want %v; sources %+v", all.Coverage, want, all.Sources)
 	}
-	only2 := raw.Filter(ReportFilter{ExcludeSources: []int64{1}})
-	if want := invindex.Coverage(text, []invindex.Range{r2}, nil); only2.Coverage != want || len(only2.Sources) != 1 || only2.Sources[0].ID != 2 {
+	only2 := raw.Filter(Filter{ExcludeSources: []int64{1}})
+	if want := passage.Coverage(text, []passage.Range{r2}, nil); only2.Coverage != want || len(only2.Sources) != 1 || only2.Sources[0].ID != 2 {
 		t.Fatalf("source 1 excluded: coverage %v, want %v; sources %+v", only2.Coverage, want, only2.Sources)
 	}
 	if only2.Coverage >= all.Coverage || only2.Sources[0].CoverageA != all.Sources[1].CoverageA {
 		t.Fatalf("excluding a source: overall %v -> %v, the other's own coverage %v -> %v",
 			all.Coverage, only2.Coverage, all.Sources[1].CoverageA, only2.Sources[0].CoverageA)
 	}
-	none := raw.Filter(ReportFilter{ExcludeSources: []int64{1, 2}})
+	none := raw.Filter(Filter{ExcludeSources: []int64{1, 2}})
 	if none.Coverage != 0 || len(none.Sources) != 0 || none.Sources == nil {
 		t.Fatalf("all excluded: %+v", none)
 	}
@@ -269,28 +270,28 @@ func TestReportFilter_MinSimilarity(t *testing.T) {
 		min  float64
 		want []int64
 	}{{0, []int64{5, 3, 9, 4}}, {5.0 / 100, []int64{5, 3, 4}}, {0.1, []int64{5, 4}}, {0.31, nil}} {
-		if got := ids(rep.Filter(ReportFilter{MinSimilarity: c.min})); !slices.Equal(got, c.want) {
+		if got := ids(rep.Filter(Filter{MinSimilarity: c.min})); !slices.Equal(got, c.want) {
 			t.Errorf("min %v: sources %v, want %v", c.min, got, c.want)
 		}
 	}
-	if got := ids(rep.Filter(ReportFilter{MinSimilarity: 0.05, ExcludeSources: []int64{5}})); !slices.Equal(got, []int64{3, 4}) {
+	if got := ids(rep.Filter(Filter{MinSimilarity: 0.05, ExcludeSources: []int64{5}})); !slices.Equal(got, []int64{3, 4}) {
 		t.Errorf("min 5 %% and source 5 excluded: %v", got)
 	}
 }
 
 // TestInside: inside agrees with SubtractRanges on random ranges.
 func TestInside(t *testing.T) {
-	rng := rand.New(rand.NewPCG(enginetest.Seed(t), 3))
+	rng := rand.New(rand.NewPCG(testseed.Seed(t), 3))
 	for i := 0; i < 20000; i++ {
-		var ex []invindex.Range
+		var ex []passage.Range
 		for k := rng.IntN(6); k > 0; k-- {
 			s := rng.IntN(60)
-			ex = append(ex, invindex.Range{Start: s, End: s + rng.IntN(15)})
+			ex = append(ex, passage.Range{Start: s, End: s + rng.IntN(15)})
 		}
-		ex = invindex.UnionRanges(ex)
+		ex = passage.UnionRanges(ex)
 		s := rng.IntN(70)
-		r := invindex.Range{Start: s, End: s + rng.IntN(12)}
-		want := len(ex) > 0 && len(invindex.SubtractRanges([]invindex.Range{r}, ex)) == 0
+		r := passage.Range{Start: s, End: s + rng.IntN(12)}
+		want := len(ex) > 0 && len(passage.SubtractRanges([]passage.Range{r}, ex)) == 0
 		if got := inside(r, ex); got != want {
 			t.Fatalf("inside(%v, %v) = %v, want %v", r, ex, got, want)
 		}

@@ -1,4 +1,4 @@
-package invindex
+package passage
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plagd/plagd/invindex"
 )
 
 func alignSeed(t testing.TB) uint64 {
@@ -19,8 +21,8 @@ func alignSeed(t testing.TB) uint64 {
 	return seed
 }
 
-func alignTexts(a, b string, opt AlignOptions) []Passage {
-	tok := NewTokenizer(DefaultParams())
+func alignTexts(a, b string, opt Options) []Passage {
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	return Align(NewDoc(tok, a), NewDoc(tok, b), opt)
 }
 
@@ -46,7 +48,7 @@ func TestAlign_Golden(t *testing.T) {
 	cases := []struct {
 		name string
 		a, b string
-		opt  AlignOptions
+		opt  Options
 		want []wantPassage
 	}{
 		{
@@ -95,7 +97,7 @@ func TestAlign_Golden(t *testing.T) {
 			name: "short passage kept with a lower minimum",
 			a:    fillerA + " " + shortS + ". " + fillerC,
 			b:    fillerB + " " + shortS + ". " + fillerB,
-			opt:  AlignOptions{MinWords: 8},
+			opt:  Options{MinWords: 8},
 			want: []wantPassage{{shortS, shortS}},
 		},
 		{
@@ -114,7 +116,7 @@ func TestAlign_Golden(t *testing.T) {
 			name: "suppressed chunks do not match",
 			a:    fillerA + " " + sCommittee + ".",
 			b:    sCommittee,
-			opt:  AlignOptions{Suppress: func(uint64) bool { return true }},
+			opt:  Options{Suppress: func(uint64) bool { return true }},
 			want: nil,
 		},
 		{
@@ -155,7 +157,7 @@ func describe(a, b string, ps []Passage) string {
 func TestAlign_GoldenOffsets(t *testing.T) {
 	a := "Intro. " + sCommittee + ". Outro."
 	b := sCommittee
-	got := alignTexts(a, b, AlignOptions{})
+	got := alignTexts(a, b, Options{})
 	want := []Passage{{AStart: 7, AEnd: 7 + len(sCommittee), BStart: 0, BEnd: len(sCommittee), AWords: 19, BWords: 19, Shared: 15}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
@@ -240,7 +242,7 @@ func TestAlign_VerbatimCopyIsExact(t *testing.T) {
 	seed := alignSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	vocab := makeVocab(rng, 300) // small, so that neighbouring words sometimes agree
-	tok := NewTokenizer(DefaultParams())
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	for iter := 0; iter < 300; iter++ {
 		a := newAlignText(rng, vocab, 30+rng.IntN(400))
 		b := newAlignText(rng, vocab, rng.IntN(400))
@@ -282,7 +284,7 @@ func TestAlign_VerbatimCopyIsExact(t *testing.T) {
 		if be > at {
 			wantB.End = b.end(be-1) + len(copied) + 1
 		}
-		got := Align(NewDoc(tok, aText), NewDoc(tok, bText), AlignOptions{})
+		got := Align(NewDoc(tok, aText), NewDoc(tok, bText), Options{})
 		if len(got) != 1 || got[0].A() != wantA || got[0].B() != wantB {
 			t.Fatalf("iteration %d (seed %d): copied words %d..%d of a to word %d of b;\nwant a %v %q\n     b %v %q\ngot:\n%s",
 				iter, seed, s, e, at, wantA, aText[wantA.Start:wantA.End], wantB, bText[wantB.Start:wantB.End], describe(aText, bText, got))
@@ -297,7 +299,7 @@ func TestAlign_ObfuscatedCopyIsFound(t *testing.T) {
 	seed := alignSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	vocab := makeVocab(rng, 5000)
-	tok := NewTokenizer(DefaultParams())
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	for _, kind := range []string{"replace", "drop", "shuffle"} {
 		t.Run(kind, func(t *testing.T) {
 			var recall, precision float64
@@ -340,7 +342,7 @@ func TestAlign_ObfuscatedCopyIsFound(t *testing.T) {
 				bWords := append(slicesClone(b.words[:at]), append(copied, b.words[at:]...)...)
 				aText, bText := a.String(), strings.Join(bWords, " ")
 				wantA := Range{a.offset(s), a.end(e - 1)}
-				got := Align(NewDoc(tok, aText), NewDoc(tok, bText), AlignOptions{})
+				got := Align(NewDoc(tok, aText), NewDoc(tok, bText), Options{})
 				var rs []Range
 				for _, p := range got {
 					rs = append(rs, p.A())
@@ -376,12 +378,14 @@ func rangeBytes(rs []Range) int {
 func TestAlign_Deterministic(t *testing.T) {
 	a := fillerA + " " + sRiver + ". " + sSurvey + ". " + fillerC + " " + sCommittee
 	b := sCommittee + ". " + fillerB + " " + sSurvey + ". " + sRiver + "."
-	tok := NewTokenizer(DefaultParams())
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	da := NewDoc(tok, a)
-	want := fmt.Sprint(Align(da, NewDoc(tok, b), AlignOptions{}))
+	want := fmt.Sprint(Align(da, NewDoc(tok, b), Options{}))
 	done := make(chan string)
 	for range 4 {
-		go func() { done <- fmt.Sprint(Align(da, NewDoc(NewTokenizer(DefaultParams()), b), AlignOptions{})) }()
+		go func() {
+			done <- fmt.Sprint(Align(da, NewDoc(invindex.NewTokenizer(invindex.DefaultParams()), b), Options{}))
+		}()
 	}
 	for range 4 {
 		if got := <-done; got != want {
@@ -391,42 +395,20 @@ func TestAlign_Deterministic(t *testing.T) {
 }
 
 func TestAlign_Degenerate(t *testing.T) {
-	tok := NewTokenizer(DefaultParams())
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	for _, c := range [][2]string{{"", ""}, {"one two", "one two"}, {"", sCommittee}, {sCommittee, ""}} {
-		if got := Align(NewDoc(tok, c[0]), NewDoc(tok, c[1]), AlignOptions{}); len(got) != 0 {
+		if got := Align(NewDoc(tok, c[0]), NewDoc(tok, c[1]), Options{}); len(got) != 0 {
 			t.Errorf("Align(%q, %q) = %v, want none", c[0], c[1], got)
 		}
 	}
 	// Different window sizes cannot be aligned.
-	tok4 := NewTokenizer(Params{WindowWords: 4, ChunkBits: 28})
-	if got := Align(NewDoc(tok, sCommittee), NewDoc(tok4, sCommittee), AlignOptions{}); len(got) != 0 {
+	tok4 := invindex.NewTokenizer(invindex.Params{WindowWords: 4, ChunkBits: 28})
+	if got := Align(NewDoc(tok, sCommittee), NewDoc(tok4, sCommittee), Options{}); len(got) != 0 {
 		t.Errorf("windows of 5 and 4 words aligned: %v", got)
 	}
 	// A text of one repeated word: its windows exceed maxKeyRepeat and give no seeds.
 	rep := strings.Repeat("la ", 1000)
-	if got := Align(NewDoc(tok, rep), NewDoc(tok, rep), AlignOptions{}); len(got) != 0 {
+	if got := Align(NewDoc(tok, rep), NewDoc(tok, rep), Options{}); len(got) != 0 {
 		t.Errorf("repeated word aligned: %v", got)
-	}
-}
-
-func TestWindowKeys(t *testing.T) {
-	tok := NewTokenizer(DefaultParams())
-	words := tok.Words(sCommittee, nil)
-	keys := tok.WindowKeys(words, nil)
-	ids := tok.ChunkIDs(words, nil)
-	if len(keys) != len(words)-4 || len(ids) != len(keys) {
-		t.Fatalf("%d keys, %d ids for %d words", len(keys), len(ids), len(words))
-	}
-	hashes := make([]uint64, 5)
-	for i, k := range keys {
-		for j := range hashes {
-			hashes[j] = words[i+j].Hash
-		}
-		if KeyChunk(k) != ids[i] || KeyChunk(k) != WindowHash(hashes, 28) || KeyCheck(k) != WindowFingerprint(hashes, 28) {
-			t.Fatalf("key %d = %#x: chunk %d check %d, want %d/%d", i, k, KeyChunk(k), KeyCheck(k), WindowHash(hashes, 28), WindowFingerprint(hashes, 28))
-		}
-	}
-	if tok.WindowWords() != 5 {
-		t.Fatalf("WindowWords = %d", tok.WindowWords())
 	}
 }

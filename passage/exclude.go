@@ -1,4 +1,4 @@
-package invindex
+package passage
 
 import (
 	"regexp"
@@ -6,14 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 )
-
-// Exclusions: the parts of a text a similarity report leaves out of its
-// coverage, because copying them is legitimate: quotations, block quotes
-// and the bibliography. Detection works on the plain text plagd stores
-// (extract.Text's output), so it relies on what survives extraction:
-// quotation marks, line structure and headings. Every rule errs on the side
-// of excluding too little: an exclusion hides matching text from the
-// teacher, a missed one only shows a quotation as a match.
 
 // Exclusions selects what ExcludedRanges finds.
 type Exclusions struct {

@@ -1,22 +1,22 @@
-package engine
+package report
 
 import (
 	"slices"
 
-	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 )
 
-// ReportFilter is what a teacher's filters change; applying it needs no new
+// Filter is what a teacher's filters change; applying it needs no new
 // alignment (Report.Filter).
-type ReportFilter struct {
+type Filter struct {
 	// MinSimilarity leaves out the sources whose similarity (document →
 	// source) is below it; 0 keeps all.
 	MinSimilarity float64 `json:"min_similarity"`
 	// ExcludeSources are left out (documents.id).
 	ExcludeSources []int64 `json:"exclude_sources"`
 	// Exclusions leave quotations, block quotes and the bibliography out of
-	// the figures (see PassageOptions.Exclusions).
-	Exclusions invindex.Exclusions `json:"exclusions"`
+	// the figures (see Options.Exclusions).
+	Exclusions passage.Exclusions `json:"exclusions"`
 }
 
 // Filter returns the report as the filter f shows it, without aligning
@@ -27,10 +27,11 @@ type ReportFilter struct {
 // document's excluded ranges. r is not modified: the result shares no
 // slice r could see change.
 //
-// Filter is meant for a raw report, one built without exclusions
-// (Passages or CheckText with zero PassageOptions.Exclusions): then
+// Filter is meant for a raw report, one built without exclusions (Build
+// with zero Options.Exclusions, as daemon's Passages and CheckText pass
+// it on): then
 //
-//	raw.Filter(ReportFilter{Exclusions: ex}) == Passages(…, PassageOptions{Align: a, Exclusions: ex})
+//	raw.Filter(Filter{Exclusions: ex}) == Build(…, Options{Align: a, Exclusions: ex})
 //
 // for the same alignment options a. Applied to a filtered report it can
 // only narrow further: passages an earlier filter dropped as excluded
@@ -39,7 +40,7 @@ type ReportFilter struct {
 // r.Filter(f).Filter(g) equals r.Filter of the two combined (the larger
 // minimum, both lists of excluded sources, g's exclusions); in particular
 // Filter is idempotent.
-func (r Report) Filter(f ReportFilter) Report {
+func (r Report) Filter(f Filter) Report {
 	info := r.info
 	if info == nil || info.text.Text != r.Text {
 		info = newTextInfo(r.Text)
@@ -48,7 +49,7 @@ func (r Report) Filter(f ReportFilter) Report {
 	out.info = info
 	out.Excluded = info.excluded(f.Exclusions)
 	out.Sources = make([]SourceReport, 0, len(r.Sources))
-	var all []invindex.Range
+	var all []passage.Range
 	for _, s := range r.Sources {
 		if s.Similarity < f.MinSimilarity || slices.Contains(f.ExcludeSources, s.ID) {
 			continue
@@ -58,8 +59,8 @@ func (r Report) Filter(f ReportFilter) Report {
 			sinfo = newTextInfo(s.Text)
 		}
 		s.info = sinfo
-		kept := make([]invindex.Passage, 0, len(s.Passages))
-		var as, bs []invindex.Range
+		kept := make([]passage.Passage, 0, len(s.Passages))
+		var as, bs []passage.Range
 		for _, pg := range s.Passages {
 			if inside(pg.A(), out.Excluded) {
 				continue // a quotation or the bibliography: not evidence
@@ -80,28 +81,28 @@ func (r Report) Filter(f ReportFilter) Report {
 // textInfo is what Filter needs of a text besides its passages, found once
 // when a raw report is built, so that a filter change costs a pass over
 // ranges rather than over the texts: the candidate exclusions of each kind,
-// and the text's rune count (held by an invindex.Doc that has only its
+// and the text's rune count (held by a passage.Doc that has only its
 // text, whose Coverage computes the count once).
 type textInfo struct {
-	quotes, blocks, bib []invindex.Range
-	text                *invindex.Doc
+	quotes, blocks, bib []passage.Range
+	text                *passage.Doc
 }
 
 func newTextInfo(text string) *textInfo {
 	t := &textInfo{
-		quotes: invindex.QuoteRanges(text),
-		blocks: invindex.BlockQuoteRanges(text),
-		text:   &invindex.Doc{Text: text},
+		quotes: passage.QuoteRanges(text),
+		blocks: passage.BlockQuoteRanges(text),
+		text:   &passage.Doc{Text: text},
 	}
-	if r, ok := invindex.BibliographyRange(text); ok {
-		t.bib = []invindex.Range{r}
+	if r, ok := passage.BibliographyRange(text); ok {
+		t.bib = []passage.Range{r}
 	}
 	return t
 }
 
-// excluded is invindex.ExcludedRanges(text, ex), from the ranges found once.
-func (t *textInfo) excluded(ex invindex.Exclusions) []invindex.Range {
-	var rs []invindex.Range
+// excluded is passage.ExcludedRanges(text, ex), from the ranges found once.
+func (t *textInfo) excluded(ex passage.Exclusions) []passage.Range {
+	var rs []passage.Range
 	if ex.Quotes {
 		rs = append(rs, t.quotes...)
 	}
@@ -111,21 +112,21 @@ func (t *textInfo) excluded(ex invindex.Exclusions) []invindex.Range {
 	if ex.Bibliography {
 		rs = append(rs, t.bib...)
 	}
-	return invindex.UnionRanges(rs)
+	return passage.UnionRanges(rs)
 }
 
 // inside tells whether r lies wholly inside the union of ex, which is
-// sorted, disjoint and non-adjacent (UnionRanges): then r lies inside one
-// of them. As SubtractRanges has it, an empty r lies inside any non-empty
-// ex.
-func inside(r invindex.Range, ex []invindex.Range) bool {
+// sorted, disjoint and non-adjacent (passage.UnionRanges): then r lies
+// inside one of them. As passage.SubtractRanges has it, an empty r lies
+// inside any non-empty ex.
+func inside(r passage.Range, ex []passage.Range) bool {
 	if len(ex) == 0 {
 		return false
 	}
 	if r.Len() == 0 {
 		return true
 	}
-	i, _ := slices.BinarySearchFunc(ex, r.Start, func(x invindex.Range, start int) int {
+	i, _ := slices.BinarySearchFunc(ex, r.Start, func(x passage.Range, start int) int {
 		if x.End <= start {
 			return -1
 		}

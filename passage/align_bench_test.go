@@ -1,9 +1,11 @@
-package invindex
+package passage
 
 import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/plagd/plagd/invindex"
 )
 
 // zipfText returns n words drawn from a Zipf distribution over vocab (s =
@@ -54,7 +56,7 @@ func alignCorpus(docWords, sources, srcWords int) (doc string, srcs []string) {
 // on documents prepared beforehand).
 func benchmarkAlign(b *testing.B, docWords, sources, srcWords int) {
 	doc, srcs := alignCorpus(docWords, sources, srcWords)
-	tok := NewTokenizer(DefaultParams())
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	b.Run("Doc+Align", func(b *testing.B) {
 		b.ReportAllocs()
 		passages := 0
@@ -62,7 +64,7 @@ func benchmarkAlign(b *testing.B, docWords, sources, srcWords int) {
 			d := NewDoc(tok, doc)
 			passages = 0
 			for _, s := range srcs {
-				passages += len(Align(d, NewDoc(tok, s), AlignOptions{}))
+				passages += len(Align(d, NewDoc(tok, s), Options{}))
 			}
 		}
 		b.ReportMetric(float64(passages), "passages")
@@ -76,7 +78,7 @@ func benchmarkAlign(b *testing.B, docWords, sources, srcWords int) {
 		for b.Loop() {
 			d := NewDoc(tok, doc)
 			for _, s := range docs {
-				Align(d, s, AlignOptions{})
+				Align(d, s, Options{})
 			}
 		}
 	})

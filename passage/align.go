@@ -1,4 +1,4 @@
-package invindex
+package passage
 
 import (
 	"cmp"
@@ -6,44 +6,9 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
-)
 
-// Passage alignment: where exactly two texts share text.
-//
-// Similarity counting says how much two documents share; Align says where.
-// It works on the same windows the index is built from (every run of N
-// words, N = Params.WindowWords, keyed by chunk ID and fingerprint, see
-// WindowKeys), in three steps that follow the "seeding, extension,
-// filtering" scheme of the PAN text-alignment systems:
-//
-//  1. Seeds. Every window of b whose key occurs in a gives one match
-//     (i, j): window i of a equals window j of b. a's windows are hashed
-//     once per Doc (so aligning one document with many sources indexes it
-//     once); keys that AlignOptions.Suppress rejects, and keys repeated more
-//     than maxKeyRepeat times in a (tables of numbers, rules of dashes),
-//     give no seeds.
-//  2. Extension. The seeds are clustered by proximity in both texts at
-//     once: sorted by their position in a, they are cut wherever more than
-//     MaxGapWords words separate consecutive windows; each part is then
-//     sorted by its position in b and cut the same way; and so on,
-//     alternating, until no part is cut any more. A cluster is therefore a
-//     set of seeds that lie close together in a and in b, in any order:
-//     text copied with its sentences or words reordered, or with words
-//     replaced (which breaks the N windows around each replaced word, a gap
-//     of up to N+1 words), still forms one cluster.
-//  3. Passages. A cluster's windows i..j in a cover words i..j+N-1 (and
-//     likewise in b); clusters whose word ranges overlap or lie within
-//     MergeGapWords of each other in both texts are merged; passages
-//     shorter than MinWords words in either text, or with fewer than
-//     MinShared matching windows, are dropped; a passage whose range in a
-//     lies mostly (at least half) inside a stronger passage's is dropped
-//     too (the same text of a matching a second place in b: one place is
-//     the evidence). Word ranges become byte offsets: words[i].Start to
-//     words[j+N-1].End, so a passage starts at its first matching word
-//     and ends at the last, exact to the byte.
-//
-// Align is pure and deterministic: the same inputs give the same passages,
-// in the same order.
+	"github.com/plagd/plagd/invindex"
+)
 
 // Passage is one stretch of text that a and b share (Align). Offsets are
 // byte offsets into Doc.Text, [Start, End), each starting at a word's first
@@ -67,8 +32,8 @@ func (p Passage) A() Range { return Range{p.AStart, p.AEnd} }
 // B returns the passage's range in b.
 func (p Passage) B() Range { return Range{p.BStart, p.BEnd} }
 
-// AlignOptions tune Align. The zero value means the defaults.
-type AlignOptions struct {
+// Options tune Align. The zero value means the defaults.
+type Options struct {
 	// MaxGapWords is the largest number of words between two matching
 	// windows (in a and in b) that still belong to one passage. 0 means
 	// DefaultMaxGapWords; a negative value means 0 (only overlapping or
@@ -84,7 +49,7 @@ type AlignOptions struct {
 	// MinShared drops passages with fewer matching windows. 0 or less: no
 	// minimum beyond what MinWords implies.
 	MinShared int
-	// Suppress, when set, is asked about every key (WindowKeys) that
+	// Suppress, when set, is asked about every key (Doc.Keys) that
 	// occurs in both texts; the windows it returns true for are ignored,
 	// as if they did not match. Use it for chunks common to very many
 	// documents (templates, faculty boilerplate): the caller knows their
@@ -92,7 +57,7 @@ type AlignOptions struct {
 	Suppress func(key uint64) bool
 }
 
-// Defaults of AlignOptions.
+// Defaults of Options.
 const (
 	// DefaultMaxGapWords tolerates a replaced word every few words, or a
 	// short inserted clause, inside one passage.
@@ -107,7 +72,7 @@ const (
 // not prose, and its matches would cost their product.
 const maxKeyRepeat = 32
 
-func (o AlignOptions) withDefaults() AlignOptions {
+func (o Options) withDefaults() Options {
 	switch {
 	case o.MaxGapWords == 0:
 		o.MaxGapWords = DefaultMaxGapWords
@@ -130,12 +95,12 @@ func (o AlignOptions) withDefaults() AlignOptions {
 }
 
 // Doc is a text prepared for alignment: its words and the key of every
-// window, in text order (Keys = Tokenizer.WindowKeys(Words)). Build it with
-// NewDoc. A Doc may be aligned with many others, concurrently too: the
+// window, in text order (Keys = invindex.Tokenizer.WindowKeys(Words)).
+// Build it with NewDoc. A Doc may be aligned with many others, concurrently too: the
 // first Align that needs it as its first argument hashes its keys, once.
 type Doc struct {
 	Text  string
-	Words []Word
+	Words []invindex.Word
 	Keys  []uint64
 
 	once sync.Once
@@ -155,7 +120,7 @@ func (d *Doc) Coverage(ranges, excluded []Range) float64 {
 
 // NewDoc tokenises text with tok and computes its window keys. The slices
 // are freshly allocated; tok's buffers are not retained.
-func NewDoc(tok *Tokenizer, text string) *Doc {
+func NewDoc(tok *invindex.Tokenizer, text string) *Doc {
 	words := tok.Words(text, nil)
 	words = words[:len(words):len(words)]
 	return &Doc{Text: text, Words: words, Keys: tok.WindowKeys(words, nil)}
@@ -237,9 +202,9 @@ type wpass struct {
 }
 
 // Align finds the passages a and b share, sorted by AStart, then BStart.
-// Both must come from Tokenizers with the same Params. See the comment at
-// the top of this file for the method.
-func Align(a, b *Doc, opt AlignOptions) []Passage {
+// Both must come from Tokenizers with the same invindex.Params. The
+// package documentation describes the method.
+func Align(a, b *Doc, opt Options) []Passage {
 	opt = opt.withDefaults()
 	n := a.window()
 	if n == 0 || b.window() != n {

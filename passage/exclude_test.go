@@ -1,4 +1,4 @@
-package invindex
+package passage
 
 import (
 	"math"

@@ -1,0 +1,102 @@
+// Package passage finds where exactly two texts share text, and how much of
+// a text that covers. Similarity counting (package invindex) says how much
+// two documents share; Align says where: the passages, as byte ranges in
+// both texts. Coverage turns passages into the figure a report shows first
+// ("34 % of the document matches"), and Exclusions leave out of it the
+// parts whose copying is legitimate: quotations, block quotes and the
+// bibliography.
+//
+// The package is pure: strings and slices in, slices and numbers out, no
+// files, no database, no clock. Its texts come from the caller: the stored
+// texts of the archive (the ones the last committed run chunked, so that
+// passages agree with what the similarities counted) or the text extracted
+// from a file being checked. Its results go to package report, which
+// gathers a document's passages from all its sources into a report for
+// the web pages, the JSON API and plagd check and similar --passages, and
+// to the PAN evaluation (internal/pan), which scores Align against
+// annotated corpora.
+//
+// # Invariants
+//
+//   - Offsets are byte offsets into the text they refer to (Doc.Text; in a
+//     Passage, A offsets into the first text given to Align and B offsets
+//     into the second), as half-open ranges [Start, End) on rune
+//     boundaries. A passage starts at its first matching word's first byte
+//     and ends at its last matching word's last byte. RuneOffsets converts
+//     byte offsets to characters for readers that count characters (PAN's
+//     XML, most user interfaces).
+//   - Align is deterministic: the same texts and options give the same
+//     passages in the same order (by AStart, then BStart), whatever the
+//     goroutine; a Doc may be aligned with many others concurrently.
+//   - Exclusions only ever remove. An excluded range takes its characters
+//     out of coverage, from the covered part and from the whole alike; it
+//     never adds a match or moves a passage, and turning an exclusion on
+//     never adds a character to the covered text (the share may still
+//     rise, as the whole shrinks too). Every rule
+//     errs on the side of excluding too little: an exclusion hides
+//     matching text from the teacher, a missed one only shows a quotation
+//     as a match.
+//   - Coverage counts characters (runes), each once however many ranges
+//     cover it; it lies in [0, 1] and is 0 when nothing is left to cover.
+//
+// # Alignment
+//
+// Align works on the same windows the index is built from: every run of N
+// words (N = invindex.Params.WindowWords), keyed by chunk ID and
+// fingerprint (invindex.Tokenizer.WindowKeys), so that two windows match
+// exactly when they would share a chunk in the index. It proceeds in the
+// three steps into which M. Potthast, M. Hagen, T. Gollub, M. Tippmann,
+// J. Kiesel, P. Rosso, E. Stamatatos and B. Stein, "Overview of the 5th
+// International Competition on Plagiarism Detection" (PAN at CLEF 2013),
+// divide the text-alignment systems: seeding, extension and filtering.
+//
+//  1. Seeds. Every window of b whose key occurs in a gives one match
+//     (i, j): window i of a equals window j of b. a's windows are hashed
+//     once per Doc (so aligning one document with many sources indexes it
+//     once); keys that Options.Suppress rejects, and keys repeated more
+//     than maxKeyRepeat times in a (tables of numbers, rules of dashes),
+//     give no seeds.
+//  2. Extension. The seeds are clustered by proximity in both texts at
+//     once: sorted by their position in a, they are cut wherever more than
+//     MaxGapWords words separate consecutive windows; each part is then
+//     sorted by its position in b and cut the same way; and so on,
+//     alternating, until no part is cut any more. A cluster is therefore a
+//     set of seeds that lie close together in a and in b, in any order:
+//     text copied with its sentences or words reordered, or with words
+//     replaced (which breaks the N windows around each replaced word, a gap
+//     of up to N+1 words), still forms one cluster.
+//  3. Passages. A cluster's windows i..j in a cover words i..j+N-1 (and
+//     likewise in b); clusters whose word ranges overlap or lie within
+//     MergeGapWords of each other in both texts are merged; passages
+//     shorter than MinWords words in either text, or with fewer than
+//     MinShared matching windows, are dropped; a passage whose range in a
+//     lies mostly (at least half) inside a stronger passage's is dropped
+//     too (the same text of a matching a second place in b: one place is
+//     the evidence). Word ranges become byte offsets: words[i].Start to
+//     words[j+N-1].End, so a passage starts at its first matching word
+//     and ends at the last, exact to the byte.
+//
+// # Exclusions
+//
+// ExcludedRanges finds the parts of a text a report leaves out of its
+// coverage: quotations (QuoteRanges: the quotation marks of the common
+// European languages, with the context rules that tell a closing mark from
+// an apostrophe or an inch sign, bounded by a paragraph break and
+// MaxQuoteRunes), block quotes (BlockQuoteRanges: lines marked with ">",
+// or runs of indented lines where indentation is not the document's
+// layout) and the bibliography (BibliographyRange: from a references
+// heading in the second half of the text to the next appendix heading or
+// the end). Detection works on the plain text plagd stores (package
+// extract's output), so it relies on what survives extraction: quotation
+// marks, line structure and headings.
+//
+// # Ranges and coverage
+//
+// Range is a byte range of a text; UnionRanges and SubtractRanges combine
+// ranges in any order into sorted, disjoint ones, and
+//
+//	Coverage = runes(union(ranges) − union(excluded)) / runes(text − union(excluded))
+//
+// Doc.Coverage is the same figure with the text's rune count computed once
+// per Doc, for a document measured against each of its sources.
+package passage
