@@ -10,6 +10,7 @@ import (
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/bench"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/synth"
 )
 
@@ -41,18 +42,18 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 			var cfg config.Config
 			var err error
 			if opt.SkipDB {
-				cfg, err = config.Load(g.configPath)
+				cfg, err = config.Load(g.ConfigPath)
 			} else {
-				cfg, err = g.config()
+				cfg, err = g.Config()
 			}
 			if err != nil {
 				return err
 			}
-			if g.logLevel == "" {
+			if g.LogLevel == "" {
 				cfg.Log.Level = "warn" // the engine's per-run info lines would drown the progress
 			}
 			opt.Config = cfg
-			opt.Log = logger(cfg).With().Str("component", "bench").Logger()
+			opt.Log = cli.Logger(cfg).With().Str("component", "bench").Logger()
 			if template > 0 {
 				opt.Synth = synth.Defaults()
 				opt.Synth.TemplateShare = template
@@ -66,7 +67,7 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 				return err
 			}
 			if asJSON {
-				return printJSON(rep)
+				return cli.PrintJSON(rep)
 			}
 			return nil
 		},
@@ -101,7 +102,7 @@ are listed in DIR/copies.tsv (document, sources).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return usageError{"plagd gen needs --out DIR"}
+				return cli.UsageError{Msg: "plagd gen needs --out DIR"}
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/wordscore"
 
 	"github.com/spf13/cobra"
@@ -59,14 +60,14 @@ text (its true text when known, else pdftotext's or mutool's, whichever
 reads more words), with tables per file, producer and script.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Sprintf("plagd extract-eval takes no arguments, got %q", args)}
+				return cli.UsageError{Msg: fmt.Sprintf("plagd extract-eval takes no arguments, got %q", args)}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			engine, err := extract.ParsePDFEngine(pdfEngine)
 			if err != nil {
-				return usageError{"--pdf-engine: " + err.Error()}
+				return cli.UsageError{Msg: "--pdf-engine: " + err.Error()}
 			}
 			corpus.engine = engine
 			if corpus.dir != "" {
