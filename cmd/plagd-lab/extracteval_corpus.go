@@ -21,7 +21,7 @@ import (
 	"github.com/plagd/plagd/internal/wordscore"
 )
 
-// The corpus mode of `plagd extract-eval --corpus DIR`: how well plagd reads
+// The corpus mode of `plagd-lab extract-eval --corpus DIR`: how well plagd reads
 // a folder of real-world PDFs, against the best reference text per file.
 //
 // A corpus made by scripts/make-pdf-corpus.sh has a manifest naming, per
@@ -114,7 +114,7 @@ func runCorpusEval(ctx context.Context, out, errOut io.Writer, fl corpusFlags) e
 	}
 	engines, warnings := referenceEngines(fl)
 	for _, w := range warnings {
-		fmt.Fprintln(errOut, "plagd:", w)
+		fmt.Fprintln(errOut, "plagd-lab:", w)
 	}
 	pdfinfo := ""
 	if fl.pdfinfo != "" {
@@ -142,7 +142,7 @@ func runCorpusEval(ctx context.Context, out, errOut io.Writer, fl corpusFlags) e
 		for n := 1; n <= len(entries); n++ {
 			<-done
 			if n%100 == 0 {
-				fmt.Fprintf(errOut, "plagd: %d of %d files measured\n", n, len(entries))
+				fmt.Fprintf(errOut, "plagd-lab: %d of %d files measured\n", n, len(entries))
 			}
 		}
 	}()

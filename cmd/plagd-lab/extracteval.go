@@ -23,14 +23,12 @@ import (
 	"github.com/plagd/plagd/extract"
 )
 
-func init() { register(newExtractEvalCmd) }
-
-// newExtractEvalCmd is `plagd extract-eval`: the extraction quality report of
+// newExtractEvalCmd is `plagd-lab extract-eval`: the extraction quality report of
 // docs/EXTRACTION.md. It reads the fixture manifest (extract/testdata, made by
 // scripts/make-extract-fixtures.sh), extracts every fixture with plagd and the
 // PDFs also with poppler's pdftotext, and prints word F1 per fixture and per
 // format for both. It needs no database and no configuration.
-func newExtractEvalCmd(_ *globals) *cobra.Command {
+func newExtractEvalCmd(_ *cli.Globals) *cobra.Command {
 	var (
 		dir       string
 		pdftotext string
@@ -60,7 +58,7 @@ text (its true text when known, else pdftotext's or mutool's, whichever
 reads more words), with tables per file, producer and script.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return cli.UsageError{Msg: fmt.Sprintf("plagd extract-eval takes no arguments, got %q", args)}
+				return cli.UsageError{Msg: fmt.Sprintf("plagd-lab extract-eval takes no arguments, got %q", args)}
 			}
 			return nil
 		},
@@ -82,7 +80,7 @@ reads more words), with tables per file, producer and script.`,
 				if p, err := exec.LookPath(pdftotext); err == nil {
 					pdftotext = p
 				} else {
-					fmt.Fprintf(os.Stderr, "plagd: %s not found, PDFs are not compared with it\n", pdftotext)
+					fmt.Fprintf(os.Stderr, "plagd-lab: %s not found, PDFs are not compared with it\n", pdftotext)
 					pdftotext = ""
 				}
 			}
