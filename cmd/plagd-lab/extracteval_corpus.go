@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -289,13 +288,10 @@ func measureCorpusFile(ctx context.Context, fl corpusFlags, e corpusEntry, engin
 // error, or "too_short" for a text with fewer words than one chunk needs (the
 // daemon indexes nothing from it and records that kind).
 func plagdOutcome(words []string, err error) (outcome, reason string) {
-	var xerr *extract.Error
-	switch {
-	case errors.As(err, &xerr):
-		return xerr.Kind.String(), xerr.Reason
-	case err != nil:
-		return "error", err.Error()
-	case len(words) < wordscore.TooShortWords:
+	if err != nil {
+		return failure(err)
+	}
+	if len(words) < wordscore.TooShortWords {
 		return "too_short", fmt.Sprintf("%d words, a chunk needs %d", len(words), wordscore.TooShortWords)
 	}
 	return "ok", ""

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,14 +35,10 @@ func lab(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	cmd.Env = append(os.Environ(), envAsMain+"=1", "PLAGD_CONFIG=", "PLAGD_LOG_FORMAT=json")
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+	if err := cmd.Run(); cmd.ProcessState == nil {
+		t.Fatal(err) // it did not start
 	}
-	return out.String(), errOut.String(), code
+	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
 
 // TestLab_Usage: the commands are listed, and bad commands, flags and
