@@ -11,6 +11,8 @@
 # a load balancer, or the monitoring that scrapes /metrics).
 
 # ---- build ----------------------------------------------------------------
+# Only the product, cmd/plagd: the laboratory (cmd/plagd-lab: bench, gen,
+# extract-eval) is a developer's tool and stays out of the image.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 # dependencies first, so that source edits reuse this layer

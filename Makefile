@@ -10,6 +10,7 @@ SHELL := bash
 
 GO          ?= go
 BIN         := bin/plagd
+LAB_BIN     := bin/plagd-lab
 CONFIG      ?= configs/plagd.yaml
 HTTP_LISTEN ?= 127.0.0.1:8080
 # what `make up` ingests: folders are walked for document files (*.txt, ...);
@@ -30,8 +31,9 @@ help: ## list the targets
 	  awk 'BEGIN {FS = ":.*## "} {printf "  %-11s %s\n", $$1, $$2}'
 	@echo "variables: CONFIG=$(CONFIG) HTTP_LISTEN=$(HTTP_LISTEN) TEST_TIMEOUT=$(TEST_TIMEOUT) FUZZTIME=$(FUZZTIME) IMAGE=$(IMAGE)"
 
-build: ## build bin/plagd
+build: ## build bin/plagd (the product) and bin/plagd-lab (bench, gen, extract-eval)
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN) ./cmd/plagd
+	$(GO) build $(GOFLAGS_BUILD) -o $(LAB_BIN) ./cmd/plagd-lab
 
 up: build ## local PostgreSQL (./.data), migrate, ingest samples/, run once, serve on http://127.0.0.1:8080
 	@url=$$(scripts/localpg.sh start); \
@@ -68,14 +70,15 @@ test-short: ## quick tests (go test -short); database tests are skipped when Pos
 	  export PLAGD_TEST_SKIP_DB=1; fi; \
 	$(GO) test -short -count=1 -timeout 10m ./...
 
-bench: build ## Go benchmarks of invindex and passage, then plagd bench against the local PostgreSQL (database plagd_bench)
+bench: build ## Go benchmarks of invindex and passage, then plagd-lab bench against the local PostgreSQL (database plagd_bench)
 	$(GO) test -run '^$$' -bench . -benchmem ./invindex/ ./passage/
 	@url=$$(scripts/localpg.sh start); \
 	scripts/localpg.sh psql -qtAX -c "select 1 from pg_database where datname = 'plagd_bench'" | grep -q 1 || \
 	  scripts/localpg.sh psql -qX -c "create database plagd_bench"; \
 	export PLAGD_DATABASE_URL="$${url/\/plagd\?//plagd_bench?}"; \
-	echo "== plagd bench (PLAGD_DATABASE_URL=$$PLAGD_DATABASE_URL)"; \
-	$(BIN) bench $(BENCH_ARGS)
+	$(BIN) migrate && \
+	echo "== plagd-lab bench (PLAGD_DATABASE_URL=$$PLAGD_DATABASE_URL)" && \
+	$(LAB_BIN) bench $(BENCH_ARGS)
 
 fuzz: ## fuzz the tokenizer (FuzzTokenize) for FUZZTIME
 	$(GO) test -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME) ./invindex/

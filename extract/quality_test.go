@@ -177,7 +177,7 @@ func runQualityRow(t *testing.T, row manifestRow) qualityResult {
 // reported, not asserted.
 func ocrScore(t *testing.T, row manifestRow, content []byte, name string) (*wordscore.Score, bool) {
 	if os.Getenv("PLAGD_TEST_OCR") != "1" {
-		t.Log("OCR not measured (slow: set PLAGD_TEST_OCR=1, or run plagd extract-eval --ocr)")
+		t.Log("OCR not measured (slow: set PLAGD_TEST_OCR=1, or run plagd-lab extract-eval --ocr)")
 		return nil, false
 	}
 	bin, err := exec.LookPath("tesseract")

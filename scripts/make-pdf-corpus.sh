@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a corpus of real-world-like PDFs for `plagd extract-eval --corpus DIR`
+# Builds a corpus of real-world-like PDFs for `plagd-lab extract-eval --corpus DIR`
 # (issue 15): many producers, five scripts, long and short documents, scans
 # with and without an OCR text layer, broken files a viewer repairs, and files
 # that must fail with a given kind.
@@ -323,7 +323,7 @@ done
 	echo "(LibreOffice, TeX Live, Ghostscript, groff, enscript, a2ps, qpdf, ImageMagick,"
 	echo "img2pdf, tesseract, ocrmypdf); every PDF here was produced by that script, none"
 	echo "was fetched. \`manifest.tsv\` lists each file's producer, script, true text and"
-	echo "expected outcome. Measure with \`plagd extract-eval --corpus DIR\`."
+	echo "expected outcome. Measure with \`plagd-lab extract-eval --corpus DIR\`."
 	echo
 	echo "## Source texts and their licences"
 	echo

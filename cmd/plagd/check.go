@@ -16,6 +16,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/passage"
 	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
@@ -105,7 +106,7 @@ the texts; the text output counts characters.`,
 		Example: "  plagd check essay.docx\n  plagd check --top 5 --no-quotes thesis.pdf\n  pdftotext x.pdf - | plagd check -",
 		Args:    exactlyOneArg("one file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.config()
+			cfg, err := g.Config()
 			if err != nil {
 				return err
 			}
@@ -119,13 +120,13 @@ the texts; the text output counts characters.`,
 				return err
 			}
 			defer pool.Close()
-			e := engine.NewEngine(cfg, pool, logger(cfg))
+			e := engine.NewEngine(cfg, pool, cli.Logger(cfg))
 			rep, err := e.CheckText(ctx, text, pf.top, pf.options())
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return printJSON(struct {
+				return cli.PrintJSON(struct {
 					File   string        `json:"file"`
 					Report report.Report `json:"report"`
 				}{args[0], rep})
@@ -158,7 +159,7 @@ func readCheckFile(ctx context.Context, path string, cfg config.Config) (string,
 	if path == "-" {
 		ctype = "text/plain; charset=utf-8"
 	}
-	xp := sandbox.New(cfg.SandboxConfig(), logger(cfg))
+	xp := sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
 	defer xp.Close()
 	text, err := xp.Text(ctx, content, filepath.Base(name), ctype, cfg.ExtractOptions())
 	if err != nil {
@@ -172,7 +173,7 @@ func runSimilarPassages(ctx context.Context, cfg config.Config, pool *pgxpool.Po
 	opt := pf.options()
 	if cfg.Engine.DFCap > 0 {
 		// Leave out the chunks the similarities leave out, if the index is at hand.
-		sup, err := engine.NewEngine(cfg, pool, logger(cfg)).Suppressor(ctx)
+		sup, err := engine.NewEngine(cfg, pool, cli.Logger(cfg)).Suppressor(ctx)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "plagd: chunks over the df cap are not suppressed: %v\n", err)
 		}
@@ -183,7 +184,7 @@ func runSimilarPassages(ctx context.Context, cfg config.Config, pool *pgxpool.Po
 		return err
 	}
 	if asJSON {
-		return printJSON(struct {
+		return cli.PrintJSON(struct {
 			Document store.DocInfo `json:"document"`
 			Report   report.Report `json:"report"`
 		}{doc, rep})

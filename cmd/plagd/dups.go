@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +39,7 @@ first (PSM with VOSH, docs/NEARDUP.md); --exact makes all of them.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if h < 0 || h > 10 {
-				return usageError{fmt.Sprintf("--distance must be 1 to 10 bits, got %d", h)}
+				return cli.UsageError{Msg: fmt.Sprintf("--distance must be 1 to 10 bits, got %d", h)}
 			}
 			ctx := cmd.Context()
 			cfg, pool, err := g.open(ctx)
@@ -51,7 +52,7 @@ first (PSM with VOSH, docs/NEARDUP.md); --exact makes all of them.`,
 				return err
 			}
 			if asJSON {
-				return printJSON(rep)
+				return cli.PrintJSON(rep)
 			}
 			writeDups(os.Stdout, rep)
 			return nil

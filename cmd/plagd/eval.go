@@ -16,6 +16,7 @@ import (
 
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/pan"
 	"github.com/plagd/plagd/invindex"
 )
@@ -91,16 +92,16 @@ the same figures:
   python3 pan-measures.py -p CORPUS/suspicious-documents -d DETECTIONS_DIR`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Sprintf("want one CORPUS_DIR, got %d arguments (see 'plagd eval pan --help')", len(args))}
+				return cli.UsageError{Msg: fmt.Sprintf("want one CORPUS_DIR, got %d arguments (see 'plagd eval pan --help')", len(args))}
 			}
 			if out == "" {
-				return usageError{"--out DETECTIONS_DIR is required (see 'plagd eval pan --help')"}
+				return cli.UsageError{Msg: "--out DETECTIONS_DIR is required (see 'plagd eval pan --help')"}
 			}
 			if top < 1 {
-				return usageError{"--top must be at least 1"}
+				return cli.UsageError{Msg: "--top must be at least 1"}
 			}
 			if err := set.Validate(); err != nil {
-				return usageError{err.Error()}
+				return cli.UsageError{Msg: err.Error()}
 			}
 			return nil
 		},
@@ -133,11 +134,11 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 	if err := prepareOut(corpus, out); err != nil {
 		return err
 	}
-	cfg, err := g.config()
+	cfg, err := g.Config()
 	if err != nil {
 		return err
 	}
-	log := logger(cfg)
+	log := cli.Logger(cfg)
 	pool, err := connect(ctx, cfg)
 	if err != nil {
 		return err
@@ -231,7 +232,7 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 		r.Scorer = fmt.Sprintf("python3 pan-measures.py -p %s -d %s", corpus.TruthDir, out)
 	}
 	if asJSON {
-		return printJSON(r)
+		return cli.PrintJSON(r)
 	}
 	printEvalReport(r)
 	return nil
@@ -252,7 +253,7 @@ func prepareOut(c *pan.Corpus, out string) error {
 	absOut, _ := filepath.Abs(out)
 	absCorpus, _ := filepath.Abs(c.Dir)
 	if rel, err := filepath.Rel(absCorpus, absOut); err == nil && !strings.HasPrefix(rel, "..") {
-		return usageError{fmt.Sprintf("--out %s is inside the corpus; choose a folder outside it", out)}
+		return cli.UsageError{Msg: fmt.Sprintf("--out %s is inside the corpus; choose a folder outside it", out)}
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err

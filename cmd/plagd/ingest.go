@@ -13,6 +13,7 @@ import (
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/safetext"
 )
 
@@ -49,7 +50,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 		Example: "  plagd ingest --kind thesis /srv/archive/theses\n  plagd ingest --ext .pdf,.docx essay1.pdf essays/",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{"plagd ingest needs at least one file or folder, e.g. plagd ingest ./theses"}
+				return cli.UsageError{Msg: "plagd ingest needs at least one file or folder, e.g. plagd ingest ./theses"}
 			}
 			return nil
 		},
@@ -71,11 +72,11 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 			if !noCheck {
 				check := cfg.ExtractOptions()
 				opt.Check = &check
-				opt.Extract = sandbox.New(cfg.SandboxConfig(), logger(cfg))
+				opt.Extract = sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
 				defer opt.Extract.Close()
 				opt.NearDups = engine.NewNearDups(pool, cfg)
 			}
-			sum, err := daemon.Ingest(ctx, pool, opt, logger(cfg))
+			sum, err := daemon.Ingest(ctx, pool, opt, cli.Logger(cfg))
 			printIngestSummary(sum)
 			if err != nil {
 				return err

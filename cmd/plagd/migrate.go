@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/migrations"
 )
 
@@ -27,12 +28,12 @@ each one is applied once. A database migrated by a newer plagd is refused.
 Run it after installing or upgrading plagd, before starting the daemon.`, migrations.Latest),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Sprintf("plagd migrate takes no arguments, got %q", args)}
+				return cli.UsageError{Msg: fmt.Sprintf("plagd migrate takes no arguments, got %q", args)}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.config()
+			cfg, err := g.Config()
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/internal/cli"
 )
 
 func init() { register(newNodeCmd) }
@@ -44,10 +45,10 @@ address only, for tests).
 SIGTERM or SIGINT stops the node after the calls in progress.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Sprintf("plagd node takes no arguments, got %q", args)}
+				return cli.UsageError{Msg: fmt.Sprintf("plagd node takes no arguments, got %q", args)}
 			}
 			if listen == "" {
-				return usageError{"plagd node needs --listen ADDR (e.g. 0.0.0.0:7070)"}
+				return cli.UsageError{Msg: "plagd node needs --listen ADDR (e.g. 0.0.0.0:7070)"}
 			}
 			return nil
 		},
@@ -56,7 +57,7 @@ SIGTERM or SIGINT stops the node after the calls in progress.`,
 			if err != nil {
 				return err
 			}
-			log := logger(cfg).With().Str("component", "node").Logger()
+			log := cli.Logger(cfg).With().Str("component", "node").Logger()
 			cc := cfg.Cluster
 			f := cmd.Flags()
 			for _, o := range []struct {
@@ -139,12 +140,12 @@ func loopback(addr string) bool {
 
 // nodeConfig is globals.config without the database, which a node does not use.
 func (g *globals) nodeConfig() (config.Config, error) {
-	cfg, err := config.Load(g.configPath)
-	if g.logLevel != "" {
-		cfg.Log.Level = g.logLevel
+	cfg, err := config.Load(g.ConfigPath)
+	if g.LogLevel != "" {
+		cfg.Log.Level = g.LogLevel
 	}
-	if g.logFormat != "" {
-		cfg.Log.Format = g.logFormat
+	if g.LogFormat != "" {
+		cfg.Log.Format = g.LogFormat
 	}
 	return cfg, err
 }

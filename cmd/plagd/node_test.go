@@ -19,6 +19,7 @@ import (
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -70,7 +71,7 @@ func (m mapSource) Stored(ctx context.Context, ids []int64) ([]cluster.SourceTex
 // by a master give the rows of the in-process run; a node without
 // authentication refuses to start; SIGTERM stops a node cleanly.
 func TestNode_Processes(t *testing.T) {
-	if out, code := runNode(t, "--listen", "127.0.0.1:0"); code != exitFailure || !strings.Contains(out, "neither mutual TLS nor a shared secret") {
+	if out, code := runNode(t, "--listen", "127.0.0.1:0"); code != cli.ExitFailure || !strings.Contains(out, "neither mutual TLS nor a shared secret") {
 		t.Fatalf("node without authentication: exit %d\n%s", code, out)
 	}
 	secret := filepath.Join(t.TempDir(), "secret")

@@ -11,6 +11,7 @@ import (
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/store"
 )
 
@@ -39,11 +40,11 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case files && len(args) == 0:
-				return usageError{"plagd related --files needs at least one file"}
+				return cli.UsageError{Msg: "plagd related --files needs at least one file"}
 			case !files && len(args) != 1:
-				return usageError{"plagd related needs one document id or external_id (or --files FILE...)"}
+				return cli.UsageError{Msg: "plagd related needs one document id or external_id (or --files FILE...)"}
 			case k < 1 || k > 100:
-				return usageError{fmt.Sprintf("-k must be 1 to 100, got %d", k)}
+				return cli.UsageError{Msg: fmt.Sprintf("-k must be 1 to 100, got %d", k)}
 			}
 			return nil
 		},
@@ -55,7 +56,7 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 			}
 			defer pool.Close()
 			if files {
-				xp := sandbox.New(cfg.SandboxConfig(), logger(cfg))
+				xp := sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
 				defer xp.Close()
 				texts := make([]string, len(args))
 				for i, f := range args {
@@ -80,7 +81,7 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 					for i := range args {
 						res[i] = fileResult{args[i], lists[i]}
 					}
-					return printJSON(struct {
+					return cli.PrintJSON(struct {
 						Stats engine.RelatedStats `json:"stats"`
 						Files []fileResult        `json:"files"`
 					}{st, res})
@@ -106,7 +107,7 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 				return err
 			}
 			if asJSON {
-				return printJSON(struct {
+				return cli.PrintJSON(struct {
 					Document store.DocInfo       `json:"document"`
 					Related  []engine.RelatedDoc `json:"related"`
 				}{doc, rows})

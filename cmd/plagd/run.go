@@ -8,6 +8,7 @@ import (
 
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/internal/cli"
 )
 
 func init() { register(newRunCmd) }
@@ -30,7 +31,7 @@ when the index in the data directory is missing, stale or damaged.`,
 				return err
 			}
 			defer pool.Close()
-			log := logger(cfg)
+			log := cli.Logger(cfg)
 			lock, err := daemon.AcquireMaster(ctx, pool, wait || cfg.Schedule.LockWait)
 			if err != nil {
 				return err
@@ -53,7 +54,7 @@ when the index in the data directory is missing, stale or damaged.`,
 				return err
 			}
 			if asJSON {
-				return printJSON(rep)
+				return cli.PrintJSON(rep)
 			}
 			if rep.Kind == "none" {
 				printf("nothing to do: no pending changes; run %d is current\n", rep.ID)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/web"
 )
 
@@ -37,7 +38,7 @@ need an account: create the first one with
 			if listen != "" {
 				cfg.HTTP.Listen = listen
 			}
-			log := logger(cfg)
+			log := cli.Logger(cfg)
 			d := daemon.NewDaemon(cfg, pool, log)
 			ui, err := web.New(web.Options{Config: cfg, Pool: pool, Engine: d.Engine(), Runner: d, Health: d.Health(), Log: log})
 			if err != nil {

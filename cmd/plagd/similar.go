@@ -6,6 +6,7 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/store"
 	"github.com/spf13/cobra"
 )
@@ -53,7 +54,7 @@ prints them, with the same flags.`,
 				return err
 			}
 			if asJSON {
-				return printJSON(struct {
+				return cli.PrintJSON(struct {
 					Document store.DocInfo      `json:"document"`
 					Similar  []store.SimilarRow `json:"similar"`
 				}{doc, rows})

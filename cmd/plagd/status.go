@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/internal/cli"
 )
 
 func init() { register(newStatusCmd) }
@@ -28,10 +29,10 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Short: "Show recent runs, pending changes and failed documents",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Sprintf("plagd status takes no arguments, got %q", args)}
+				return cli.UsageError{Msg: fmt.Sprintf("plagd status takes no arguments, got %q", args)}
 			}
 			if runs < 0 || failed < 0 {
-				return usageError{"--runs and --failed must be 0 or more"}
+				return cli.UsageError{Msg: "--runs and --failed must be 0 or more"}
 			}
 			return nil
 		},
@@ -47,7 +48,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return printJSON(st)
+				return cli.PrintJSON(st)
 			}
 			writeStatus(os.Stdout, st, time.Now())
 			return nil

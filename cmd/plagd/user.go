@@ -17,6 +17,7 @@ import (
 
 	"github.com/plagd/plagd/audit"
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/internal/cli"
 )
 
 func init() { register(newUserCmd) }
@@ -69,7 +70,7 @@ func withStore(ctx context.Context, g *globals, f func(*auth.Store) error) error
 func nArgs(min, max int, usage string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < min || len(args) > max {
-			return usageError{fmt.Sprintf("%s takes %s, got %d arguments (see '%s --help')",
+			return cli.UsageError{Msg: fmt.Sprintf("%s takes %s, got %d arguments (see '%s --help')",
 				cmd.CommandPath(), usage, len(args), cmd.CommandPath())}
 		}
 		return nil
@@ -80,7 +81,7 @@ func nArgs(min, max int, usage string) cobra.PositionalArgs {
 func parseRole(s string) (auth.Role, error) {
 	r, err := auth.ParseRole(s)
 	if err != nil {
-		return "", usageError{err.Error()}
+		return "", cli.UsageError{Msg: err.Error()}
 	}
 	return r, nil
 }
@@ -101,7 +102,7 @@ func newPassword(fromStdin bool, stdin io.Reader) (password string, generated bo
 	}
 	password = strings.TrimRight(line, "\r\n")
 	if password == "" {
-		return "", false, usageError{"--password-stdin: standard input holds no password (give it as one line, e.g. printf '%s\\n' \"$PW\" | plagd user ...)"}
+		return "", false, cli.UsageError{Msg: "--password-stdin: standard input holds no password (give it as one line, e.g. printf '%s\\n' \"$PW\" | plagd user ...)"}
 	}
 	if err := auth.CheckPasswordPolicy(password); err != nil {
 		return "", false, err
@@ -132,7 +133,7 @@ the command safe to repeat in set-up scripts.`,
 		Args: nArgs(1, 1, "the user NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if role == "" {
-				return usageError{"--role is required: one of teacher, staff, admin"}
+				return cli.UsageError{Msg: "--role is required: one of teacher, staff, admin"}
 			}
 			r, err := parseRole(role)
 			if err != nil {
@@ -229,7 +230,7 @@ func parseExpires(s string) (time.Duration, error) {
 	if s == "" || s == "never" {
 		return 0, nil
 	}
-	bad := usageError{fmt.Sprintf("--expires %q: give a positive duration such as 90d, 12h or 30m, or never", s)}
+	bad := cli.UsageError{Msg: fmt.Sprintf("--expires %q: give a positive duration such as 90d, 12h or 30m, or never", s)}
 	var d time.Duration
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.Atoi(days)
@@ -309,7 +310,7 @@ func newUserListCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if asJSON {
-					return printJSON(append([]auth.User{}, users...))
+					return cli.PrintJSON(append([]auth.User{}, users...))
 				}
 				if len(users) == 0 {
 					printf("no users yet: add one with `plagd user add NAME --role admin`\n")
@@ -346,7 +347,7 @@ func newUserTokensCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if asJSON {
-					return printJSON(append([]auth.Token{}, toks...))
+					return cli.PrintJSON(append([]auth.Token{}, toks...))
 				}
 				if len(toks) == 0 {
 					printf("no API tokens: create one with `plagd user token NAME`\n")
@@ -400,7 +401,7 @@ func newUserRevokeCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 64)
 			if err != nil || id <= 0 {
-				return usageError{fmt.Sprintf("token id %q is not a number: give the ID column of 'plagd user tokens' (not the token itself)", args[0])}
+				return cli.UsageError{Msg: fmt.Sprintf("token id %q is not a number: give the ID column of 'plagd user tokens' (not the token itself)", args[0])}
 			}
 			return withStore(cmd.Context(), g, func(s *auth.Store) error {
 				if err := s.RevokeToken(cmd.Context(), id); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/pgtest"
 )
 
@@ -225,7 +226,7 @@ func TestParseExpires(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"0", "0d", "-1h", "-2d", "1.5d", "d", "soon", "10y"} {
-		var ue usageError
+		var ue cli.UsageError
 		if _, err := parseExpires(in); !errors.As(err, &ue) {
 			t.Errorf("parseExpires(%q): %v, want a usage error", in, err)
 		}

@@ -51,7 +51,7 @@ func Run(ctx context.Context, opt Options, w io.Writer) (Report, error) {
 	g := synth.New(opt.synthOptions())
 	rep.Corpus = g.Options().String()
 	p := opt.Config.Params()
-	fmt.Fprintf(w, "plagd bench: %d documents, ~%d words each, seed %d\n", opt.Docs, opt.WordsPerDoc, opt.Seed)
+	fmt.Fprintf(w, "plagd-lab bench: %d documents, ~%d words each, seed %d\n", opt.Docs, opt.WordsPerDoc, opt.Seed)
 	fmt.Fprintf(w, "  corpus: %s\n", rep.Corpus)
 	fmt.Fprintf(w, "  machine: %s, %d CPUs, GOMAXPROCS %d, %.1f GiB, %s, load %s\n", rep.Machine.CPU, rep.Machine.NumCPU,
 		rep.Machine.GOMAXPROCS, float64(rep.Machine.MemTotal)/(1<<30), rep.Machine.Go, rep.Machine.LoadAvg)

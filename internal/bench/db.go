@@ -40,7 +40,7 @@ func checkEmpty(ctx context.Context, pool *pgxpool.Pool, force bool) error {
 		return fmt.Errorf("read documents: %w", err)
 	}
 	if n > 0 && !force {
-		return errors.New("the documents table is not empty: plagd bench needs an empty, migrated database of its own " +
+		return errors.New("the documents table is not empty: plagd-lab bench needs an empty, migrated database of its own " +
 			"(or --force, which TRUNCATES documents and all of plagd's tables)")
 	}
 	if n > 0 || force {

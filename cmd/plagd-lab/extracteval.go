@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/wordscore"
 
 	"github.com/spf13/cobra"
@@ -22,14 +23,12 @@ import (
 	"github.com/plagd/plagd/extract"
 )
 
-func init() { register(newExtractEvalCmd) }
-
-// newExtractEvalCmd is `plagd extract-eval`: the extraction quality report of
+// newExtractEvalCmd is `plagd-lab extract-eval`: the extraction quality report of
 // docs/EXTRACTION.md. It reads the fixture manifest (extract/testdata, made by
 // scripts/make-extract-fixtures.sh), extracts every fixture with plagd and the
 // PDFs also with poppler's pdftotext, and prints word F1 per fixture and per
 // format for both. It needs no database and no configuration.
-func newExtractEvalCmd(_ *globals) *cobra.Command {
+func newExtractEvalCmd(_ *cli.Globals) *cobra.Command {
 	var (
 		dir       string
 		pdftotext string
@@ -59,14 +58,14 @@ text (its true text when known, else pdftotext's or mutool's, whichever
 reads more words), with tables per file, producer and script.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Sprintf("plagd extract-eval takes no arguments, got %q", args)}
+				return cli.UsageError{Msg: fmt.Sprintf("plagd-lab extract-eval takes no arguments, got %q", args)}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			engine, err := extract.ParsePDFEngine(pdfEngine)
 			if err != nil {
-				return usageError{"--pdf-engine: " + err.Error()}
+				return cli.UsageError{Msg: "--pdf-engine: " + err.Error()}
 			}
 			corpus.engine = engine
 			if corpus.dir != "" {
@@ -81,7 +80,7 @@ reads more words), with tables per file, producer and script.`,
 				if p, err := exec.LookPath(pdftotext); err == nil {
 					pdftotext = p
 				} else {
-					fmt.Fprintf(os.Stderr, "plagd: %s not found, PDFs are not compared with it\n", pdftotext)
+					fmt.Fprintf(os.Stderr, "plagd-lab: %s not found, PDFs are not compared with it\n", pdftotext)
 					pdftotext = ""
 				}
 			}
@@ -194,13 +193,7 @@ func runEvalRow(ctx context.Context, dir string, row evalRow, pdftotext, tessera
 // scoreOutcome scores one extraction; text with no words counts as "empty".
 func scoreOutcome(text string, err error, truth []string) evalOutcome {
 	o := evalOutcome{ran: true}
-	var xerr *extract.Error
-	switch {
-	case errors.As(err, &xerr):
-		o.outcome, o.reason = xerr.Kind.String(), xerr.Reason
-		return o
-	case err != nil:
-		o.outcome, o.reason = "error", err.Error()
+	if o.outcome, o.reason = failure(err); err != nil {
 		return o
 	}
 	got := wordscore.Words(text)
@@ -228,23 +221,7 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 		}
 		return fmt.Sprintf("%.4f / %.4f", o.word.F1, o.bigram.F1)
 	}
-	table := func(header []string, rows [][]string) {
-		if markdown {
-			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat(" --- |", len(header)))
-			for _, r := range rows {
-				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
-			}
-			fmt.Fprintln(w)
-			return
-		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(header, "\t"))
-		for _, r := range rows {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
-		}
-		tw.Flush()
-		fmt.Fprintln(w)
-	}
+	table := func(header []string, rows [][]string) { printTable(w, markdown, header, rows) }
 
 	// Fixtures with a true text and expected to be read.
 	header := []string{"fixture", "plagd F1 words / bigrams", "P", "R", "glued", "split"}
@@ -275,11 +252,7 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 	table(header, rows)
 
 	// Per format: mean and minimum word F1.
-	type agg struct {
-		n, ok, pn, pok int
-		f1, bi, min    float64
-		pf1, pbi, pmin float64
-	}
+	type agg struct{ plagd, poppler f1Sums }
 	groups := map[string]*agg{}
 	for _, r := range results {
 		if r.row.Expect[0] != "ok" {
@@ -287,28 +260,12 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 		}
 		g := groups[r.group]
 		if g == nil {
-			g = &agg{min: 1, pmin: 1}
+			g = &agg{}
 			groups[r.group] = g
 		}
-		g.n++
-		if r.plagd.outcome == "ok" {
-			g.ok++
-			g.f1 += r.plagd.word.F1
-			g.bi += r.plagd.bigram.F1
-			g.min = min(g.min, r.plagd.word.F1)
-		} else {
-			g.min = 0
-		}
+		g.plagd.add(r.plagd)
 		if r.poppler.ran {
-			g.pn++
-			if r.poppler.outcome == "ok" {
-				g.pok++
-				g.pf1 += r.poppler.word.F1
-				g.pbi += r.poppler.bigram.F1
-				g.pmin = min(g.pmin, r.poppler.word.F1)
-			} else {
-				g.pmin = 0
-			}
+			g.poppler.add(r.poppler)
 		}
 	}
 	names := make([]string, 0, len(groups))
@@ -316,13 +273,6 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	mean := func(sum float64, n, ok int) string {
-		if ok == 0 {
-			return "-"
-		}
-		// A failed extraction counts as F1 0 in the mean.
-		return fmt.Sprintf("%.4f", sum/float64(n))
-	}
 	header = []string{"format", "files", "plagd mean F1", "plagd min F1", "plagd bigram F1"}
 	if withPoppler {
 		header = append(header, "pdftotext mean F1", "pdftotext min F1", "pdftotext bigram F1")
@@ -330,12 +280,12 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 	rows = nil
 	for _, n := range names {
 		g := groups[n]
-		row := []string{n, strconv.Itoa(g.n), mean(g.f1, g.n, g.ok), fmt.Sprintf("%.4f", g.min), mean(g.bi, g.n, g.ok)}
+		row := append([]string{n, strconv.Itoa(g.plagd.n)}, g.plagd.cells()...)
 		if withPoppler {
-			if g.pn == 0 {
+			if g.poppler.n == 0 {
 				row = append(row, "", "", "")
 			} else {
-				row = append(row, mean(g.pf1, g.pn, g.pok), fmt.Sprintf("%.4f", g.pmin), mean(g.pbi, g.pn, g.pok))
+				row = append(row, g.poppler.cells()...)
 			}
 		}
 		rows = append(rows, row)
@@ -371,4 +321,74 @@ func printEval(w io.Writer, results []evalResult, withPoppler, markdown bool) {
 	}
 	fmt.Fprintln(w, "Fixtures that must fail:")
 	table(header, rows)
+}
+
+// failure names what an extraction error is: the failure kind of an
+// *extract.Error and plagd's reason, or "error" and the message of any
+// other error.
+func failure(err error) (kind, reason string) {
+	var xerr *extract.Error
+	switch {
+	case err == nil:
+		return "", ""
+	case errors.As(err, &xerr):
+		return xerr.Kind.String(), xerr.Reason
+	}
+	return "error", err.Error()
+}
+
+// f1Sums gathers one extractor's scores over the readable fixtures of a
+// format.
+type f1Sums struct {
+	n, ok  int // fixtures, and those it read
+	f1, bi float64
+	min    float64
+}
+
+func (s *f1Sums) add(o evalOutcome) {
+	if s.n == 0 {
+		s.min = 1
+	}
+	s.n++
+	if o.outcome != "ok" {
+		s.min = 0
+		return
+	}
+	s.ok++
+	s.f1 += o.word.F1
+	s.bi += o.bigram.F1
+	s.min = min(s.min, o.word.F1)
+}
+
+// cells are the mean word F1, the minimum and the mean bigram F1; a
+// fixture that failed counts as F1 0 in the means, which are "-" when none
+// was read.
+func (s *f1Sums) cells() []string {
+	mean := func(sum float64) string {
+		if s.ok == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.4f", sum/float64(s.n))
+	}
+	return []string{mean(s.f1), fmt.Sprintf("%.4f", s.min), mean(s.bi)}
+}
+
+// printTable prints a table as Markdown or as aligned columns, then a blank
+// line.
+func printTable(w io.Writer, markdown bool, header []string, rows [][]string) {
+	if markdown {
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat(" --- |", len(header)))
+		for _, r := range rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+		}
+		fmt.Fprintln(w)
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }

@@ -10,16 +10,12 @@ import (
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/bench"
+	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/synth"
 )
 
-func init() {
-	register(newBenchCmd)
-	register(newGenCmd)
-}
-
-// newBenchCmd is `plagd bench`: the performance figures of docs/PERFORMANCE.md.
-func newBenchCmd(g *globals) *cobra.Command {
+// newBenchCmd is `plagd-lab bench`: the performance figures of docs/PERFORMANCE.md.
+func newBenchCmd(g *cli.Globals) *cobra.Command {
 	var opt bench.Options
 	var asJSON bool
 	var template float64
@@ -41,18 +37,18 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 			var cfg config.Config
 			var err error
 			if opt.SkipDB {
-				cfg, err = config.Load(g.configPath)
+				cfg, err = config.Load(g.ConfigPath)
 			} else {
-				cfg, err = g.config()
+				cfg, err = g.Config()
 			}
 			if err != nil {
 				return err
 			}
-			if g.logLevel == "" {
+			if g.LogLevel == "" {
 				cfg.Log.Level = "warn" // the engine's per-run info lines would drown the progress
 			}
 			opt.Config = cfg
-			opt.Log = logger(cfg).With().Str("component", "bench").Logger()
+			opt.Log = cli.Logger(cfg).With().Str("component", "bench").Logger()
 			if template > 0 {
 				opt.Synth = synth.Defaults()
 				opt.Synth.TemplateShare = template
@@ -66,7 +62,7 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 				return err
 			}
 			if asJSON {
-				return printJSON(rep)
+				return cli.PrintJSON(rep)
 			}
 			return nil
 		},
@@ -86,8 +82,8 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 	return cmd
 }
 
-// newGenCmd is `plagd gen`: the bench's corpus as .txt files, for ingest demos.
-func newGenCmd(g *globals) *cobra.Command {
+// newGenCmd is `plagd-lab gen`: the bench's corpus as .txt files, for ingest demos.
+func newGenCmd(_ *cli.Globals) *cobra.Command {
 	var docs, words int
 	var seed uint64
 	var out string
@@ -96,12 +92,12 @@ func newGenCmd(g *globals) *cobra.Command {
 		Use:   "gen --out DIR",
 		Short: "Write a generated corpus as .txt files (for plagd ingest)",
 		Long: `Writes --docs synthetic documents as DIR/synth-NNNNNNNN.txt, the same corpus
-plagd bench generates for the same --seed and --words-per-doc. Planted copies
+plagd-lab bench generates for the same --seed and --words-per-doc. Planted copies
 are listed in DIR/copies.tsv (document, sources).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return usageError{"plagd gen needs --out DIR"}
+				return cli.UsageError{Msg: "plagd-lab gen needs --out DIR"}
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
@@ -114,7 +110,7 @@ are listed in DIR/copies.tsv (document, sources).`,
 				return err
 			}
 			defer truth.Close()
-			fmt.Fprintf(truth, "# plagd gen %s\n# document\tnear_duplicate\tcopied_from\n", gen.Options())
+			fmt.Fprintf(truth, "# plagd-lab gen %s\n# document\tnear_duplicate\tcopied_from\n", gen.Options())
 			var bytes int64
 			err = gen.Each(cmd.Context(), 0, docs, 0, func(i int, d synth.Doc) error {
 				bytes += int64(len(d.Text))
@@ -133,7 +129,7 @@ are listed in DIR/copies.tsv (document, sources).`,
 			if err != nil {
 				return err
 			}
-			printf("wrote %d documents (%.1f MB) to %s, seed %d; planted copies in copies.tsv\n", docs, float64(bytes)/1e6, out, seed)
+			fmt.Printf("wrote %d documents (%.1f MB) to %s, seed %d; planted copies in copies.tsv\n", docs, float64(bytes)/1e6, out, seed)
 			return nil
 		},
 	}

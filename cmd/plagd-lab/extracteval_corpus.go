@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,7 +20,7 @@ import (
 	"github.com/plagd/plagd/internal/wordscore"
 )
 
-// The corpus mode of `plagd extract-eval --corpus DIR`: how well plagd reads
+// The corpus mode of `plagd-lab extract-eval --corpus DIR`: how well plagd reads
 // a folder of real-world PDFs, against the best reference text per file.
 //
 // A corpus made by scripts/make-pdf-corpus.sh has a manifest naming, per
@@ -114,7 +113,7 @@ func runCorpusEval(ctx context.Context, out, errOut io.Writer, fl corpusFlags) e
 	}
 	engines, warnings := referenceEngines(fl)
 	for _, w := range warnings {
-		fmt.Fprintln(errOut, "plagd:", w)
+		fmt.Fprintln(errOut, "plagd-lab:", w)
 	}
 	pdfinfo := ""
 	if fl.pdfinfo != "" {
@@ -142,7 +141,7 @@ func runCorpusEval(ctx context.Context, out, errOut io.Writer, fl corpusFlags) e
 		for n := 1; n <= len(entries); n++ {
 			<-done
 			if n%100 == 0 {
-				fmt.Fprintf(errOut, "plagd: %d of %d files measured\n", n, len(entries))
+				fmt.Fprintf(errOut, "plagd-lab: %d of %d files measured\n", n, len(entries))
 			}
 		}
 	}()
@@ -289,13 +288,10 @@ func measureCorpusFile(ctx context.Context, fl corpusFlags, e corpusEntry, engin
 // error, or "too_short" for a text with fewer words than one chunk needs (the
 // daemon indexes nothing from it and records that kind).
 func plagdOutcome(words []string, err error) (outcome, reason string) {
-	var xerr *extract.Error
-	switch {
-	case errors.As(err, &xerr):
-		return xerr.Kind.String(), xerr.Reason
-	case err != nil:
-		return "error", err.Error()
-	case len(words) < wordscore.TooShortWords:
+	if err != nil {
+		return failure(err)
+	}
+	if len(words) < wordscore.TooShortWords {
 		return "too_short", fmt.Sprintf("%d words, a chunk needs %d", len(words), wordscore.TooShortWords)
 	}
 	return "ok", ""

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -18,23 +17,13 @@ func printCorpusReport(w io.Writer, rows []corpusRow, engines []string, fl corpu
 		fmt.Fprintln(w, title)
 		if fl.markdown {
 			fmt.Fprintln(w) // a Markdown table needs a blank line before it
-			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat(" --- |", len(header)))
 			for _, r := range body {
 				for i := range r {
 					r[i] = strings.ReplaceAll(r[i], "|", "/")
 				}
-				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
 			}
-			fmt.Fprintln(w)
-			return
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(header, "\t"))
-		for _, r := range body {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
-		}
-		tw.Flush()
-		fmt.Fprintln(w)
+		printTable(w, fl.markdown, header, body)
 	}
 	f4 := func(x float64) string { return fmt.Sprintf("%.4f", x) }
 

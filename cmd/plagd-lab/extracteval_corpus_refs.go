@@ -69,7 +69,7 @@ func newRefCache(corpus string, enabled bool, errOut io.Writer) *refCache {
 	c := &refCache{dir: filepath.Join(corpus, ".ref"), enabled: enabled}
 	if enabled {
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {
-			fmt.Fprintf(errOut, "plagd: reference cache off (%v); give a writable --corpus folder to make reruns fast\n", err)
+			fmt.Fprintf(errOut, "plagd-lab: reference cache off (%v); give a writable --corpus folder to make reruns fast\n", err)
 			c.enabled = false
 		}
 	}
