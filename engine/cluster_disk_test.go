@@ -152,7 +152,7 @@ func TestCluster_DiskCopy(t *testing.T) {
 	// to an in-memory re-split of the same generation.
 	e.WaitSaved()
 	gen := e.cur().Generation()
-	docs, states, err := e.store.load(gen, e.instance, cfg.Params())
+	docs, states, err := e.store.Load(gen, e.instance, cfg.Params())
 	if err != nil {
 		t.Fatal(err)
 	}

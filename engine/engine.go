@@ -15,6 +15,7 @@ import (
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/engine/indexfiles"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/store"
@@ -29,14 +30,14 @@ type Engine struct {
 	pool   *pgxpool.Pool
 	log    zerolog.Logger
 	master atomic.Pointer[cluster.Master] // swapped when the set of remote nodes changes
-	store  *indexStore
+	store  *indexfiles.Store
 	// remote is the cluster of `plagd node` processes (cluster.nodes); nil
 	// for in-process nodes.
 	remote *remoteNodes
 	// files, with remote nodes and no df cap, holds the master's copy of the
 	// index: base slices as files, deltas in memory (cluster.DiskMirror);
 	// nil otherwise (the copy is in memory).
-	files *diskFiles
+	files *indexfiles.Files
 
 	instance string
 	// Observer, when set, is told about every run (the daemon's metrics).
@@ -78,12 +79,12 @@ func NewEngine(cfg config.Config, pool *pgxpool.Pool, log zerolog.Logger) *Engin
 	if len(cfg.Cluster.Nodes) > 0 {
 		k = len(cfg.Cluster.Nodes)
 	}
-	e := &Engine{cfg: cfg, pool: pool, log: log, store: &indexStore{dir: cfg.DataDir},
+	e := &Engine{cfg: cfg, pool: pool, log: log, store: indexfiles.NewStore(cfg.DataDir),
 		extract: sandbox.New(cfg.SandboxConfig(), log)}
 	nodes := cluster.NewLocalNodes(cfg.Params(), k)
 	if len(cfg.Cluster.Nodes) > 0 && cfg.Engine.DFCap <= 0 {
 		// The master's copy of the index is on disk (cluster.DiskMirror).
-		e.files = &diskFiles{s: e.store, p: cfg.Params(), instance: func() string { return e.instance }}
+		e.files = indexfiles.NewFiles(e.store, cfg.Params(), func() string { return e.instance })
 		for i, n := range nodes {
 			lo, hi := n.Range()
 			nodes[i] = cluster.NewDiskMirror(e.files, lo, hi)
@@ -190,36 +191,8 @@ type RunReport struct {
 func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) {
 	start := time.Now()
 	rep = RunReport{Phases: map[string]time.Duration{}}
-	if err := e.prepare(ctx); err != nil {
+	if full, err = e.chooseKind(ctx, full, &rep); err != nil || rep.Kind == "none" {
 		return rep, err
-	}
-	committedGen, err := store.LastCommittedRun(ctx, e.pool)
-	if err != nil {
-		return rep, err
-	}
-	if err := e.resolveMinShared(ctx); err != nil {
-		return rep, err
-	}
-	if !full {
-		if reason := e.ensureIndex(committedGen); reason != "" {
-			full, rep.Reason = true, reason
-		} else if prev, err := committedSettings(ctx, e.pool, committedGen); err != nil {
-			return rep, err
-		} else if prev != e.settings() {
-			// min_shared, top_k or df_cap change every list: patching them is wrong.
-			full, rep.Reason = true, fmt.Sprintf("settings changed from %q to %q", prev, e.settings())
-		}
-	}
-	rep.Kind = "incremental"
-	if full {
-		rep.Kind = "full"
-	} else if idle, err := nothingPending(ctx, e.pool); err != nil {
-		return rep, err
-	} else if idle {
-		// Cron fires every few minutes; an idle archive must not write a new
-		// index generation and a run row each time.
-		rep.Kind, rep.ID = "none", committedGen
-		return rep, nil
 	}
 	runID, err := startRun(ctx, e.pool, rep.Kind, e.settings())
 	if err != nil {
@@ -253,50 +226,8 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 	}
 	rep.Nodes = len(e.cur().Nodes())
 
-	out, cs, err := e.compute(ctx, runID, full, &rep)
-	if errors.Is(err, cluster.ErrNeedFull) && !full {
-		// The index and the stored texts disagree: never guess, recompute everything.
-		log.Warn().Err(err).Msg("incremental run impossible, switching to a full run")
-		e.abort(ctx)
-		full, rep.Kind, rep.Reason = true, "full", err.Error()
-		if _, uerr := e.pool.Exec(ctx, `update runs set kind = 'full' where id = $1;
-			delete from plagd_text_stage where run_id = $1`, runID); uerr != nil {
-			err = uerr
-		} else {
-			out, cs, err = e.compute(ctx, runID, true, &rep)
-		}
-	}
-	if err != nil {
-		e.abort(ctx)
-		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+	if err := e.computeAndCommit(ctx, runID, full, &rep, log); err != nil {
 		return rep, err
-	}
-	rd, err := e.runDocs(ctx, full, out)
-	if err != nil {
-		e.abort(ctx)
-		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
-		return rep, err
-	}
-	remoteBefore := e.relatedRemote.Load()
-	updates, err := e.runPhases(ctx, &RunState{ID: runID, Full: full, Outcome: out, Docs: rd, changes: cs}, &rep)
-	rep.RelatedOnNodes = e.relatedRemote.Load() - remoteBefore
-	if err != nil {
-		e.abort(ctx)
-		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
-		return rep, err
-	}
-	t := time.Now()
-	st, err := commitRun(ctx, e.pool, e.commitFence(), runID, full, e.cfg.Engine.TopK, out, cs, updates...)
-	rep.Phases["commit"] = time.Since(t)
-	if err != nil && !committedAnyway(ctx, e.pool, runID, err, log) {
-		e.abort(ctx)
-		failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
-		return rep, fmt.Errorf("commit run %d: %w", runID, err)
-	}
-	for _, u := range updates {
-		if c, ok := u.(interface{ committed(*Engine) }); ok {
-			c.committed(e)
-		}
 	}
 	// The database now says generation runID; make the nodes agree.
 	if err := e.cur().Commit(ctx, runID); err != nil {
@@ -312,18 +243,10 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 			e.save(runID, log)
 		}()
 	} else {
-		t = time.Now()
+		t := time.Now()
 		e.save(runID, log)
 		rep.Phases["save"] = time.Since(t)
 	}
-	rep.Changed = len(cs.changed)
-	rep.Deleted = len(out.Deleted)
-	rep.Recomputed = out.Recomputed
-	rep.Postings = out.Postings
-	rep.IndexBytes = out.IndexBytes
-	rep.RowsWritten = st.RowsWritten
-	rep.Failed = out.Failed()
-	rep.Indexed = len(out.Docs) - rep.Failed
 	ev := log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
 		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
 		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Int("nodes", rep.Nodes)
@@ -339,6 +262,103 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		e.Observer.ObserveRun(rep)
 	}
 	return rep, nil
+}
+
+// chooseKind cleans up after dead runs, makes the committed index current
+// and decides the run's kind in rep: full (asked, or the index on hand is
+// missing, stale or corrupt, or the settings changed), incremental, or none
+// when nothing is pending (rep.ID is then the last committed run).
+func (e *Engine) chooseKind(ctx context.Context, full bool, rep *RunReport) (bool, error) {
+	if err := e.prepare(ctx); err != nil {
+		return full, err
+	}
+	committedGen, err := store.LastCommittedRun(ctx, e.pool)
+	if err != nil {
+		return full, err
+	}
+	if err := e.resolveMinShared(ctx); err != nil {
+		return full, err
+	}
+	if !full {
+		if reason := e.ensureIndex(committedGen); reason != "" {
+			full, rep.Reason = true, reason
+		} else if prev, err := committedSettings(ctx, e.pool, committedGen); err != nil {
+			return full, err
+		} else if prev != e.settings() {
+			// min_shared, top_k or df_cap change every list: patching them is wrong.
+			full, rep.Reason = true, fmt.Sprintf("settings changed from %q to %q", prev, e.settings())
+		}
+	}
+	rep.Kind = "incremental"
+	if full {
+		rep.Kind = "full"
+	} else if idle, err := nothingPending(ctx, e.pool); err != nil {
+		return full, err
+	} else if idle {
+		// Cron fires every few minutes; an idle archive must not write a new
+		// index generation and a run row each time.
+		rep.Kind, rep.ID = "none", committedGen
+		return full, nil
+	}
+	return full, nil
+}
+
+// computeAndCommit computes run runID and commits it, filling rep. On any
+// failure before COMMIT the run is discarded on the nodes and recorded as
+// failed (or aborted), and the last committed run stays current.
+func (e *Engine) computeAndCommit(ctx context.Context, runID int64, full bool, rep *RunReport, log zerolog.Logger) (err error) {
+	defer func() {
+		if err != nil {
+			e.abort(ctx)
+			failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
+		}
+	}()
+	out, cs, err := e.compute(ctx, runID, full, rep)
+	if errors.Is(err, cluster.ErrNeedFull) && !full {
+		// The index and the stored texts disagree: never guess, recompute everything.
+		log.Warn().Err(err).Msg("incremental run impossible, switching to a full run")
+		e.abort(ctx)
+		full, rep.Kind, rep.Reason = true, "full", err.Error()
+		if _, uerr := e.pool.Exec(ctx, `update runs set kind = 'full' where id = $1;
+			delete from plagd_text_stage where run_id = $1`, runID); uerr != nil {
+			err = uerr
+		} else {
+			out, cs, err = e.compute(ctx, runID, true, rep)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	rd, err := e.runDocs(ctx, full, out)
+	if err != nil {
+		return err
+	}
+	remoteBefore := e.relatedRemote.Load()
+	updates, err := e.runPhases(ctx, &RunState{ID: runID, Full: full, Outcome: out, Docs: rd, changes: cs}, rep)
+	rep.RelatedOnNodes = e.relatedRemote.Load() - remoteBefore
+	if err != nil {
+		return err
+	}
+	t := time.Now()
+	st, err := commitRun(ctx, e.pool, e.commitFence(), runID, full, e.cfg.Engine.TopK, out, cs, updates...)
+	rep.Phases["commit"] = time.Since(t)
+	if err != nil && !committedAnyway(ctx, e.pool, runID, err, log) {
+		return fmt.Errorf("commit run %d: %w", runID, err)
+	}
+	for _, u := range updates {
+		if c, ok := u.(interface{ committed(*Engine) }); ok {
+			c.committed(e)
+		}
+	}
+	rep.Changed = len(cs.changed)
+	rep.Deleted = len(out.Deleted)
+	rep.Recomputed = out.Recomputed
+	rep.Postings = out.Postings
+	rep.IndexBytes = out.IndexBytes
+	rep.RowsWritten = st.RowsWritten
+	rep.Failed = out.Failed()
+	rep.Indexed = len(out.Docs) - rep.Failed
+	return nil
 }
 
 // compute reads the change log, plans the run and lets the master compute it.
@@ -404,7 +424,7 @@ func (e *Engine) ensureIndex(committed int64) string {
 		return ""
 	}
 	if e.files != nil {
-		docs, states, err := e.store.loadDisk(committed, e.instance, e.cfg.Params())
+		docs, states, err := e.store.LoadDisk(committed, e.instance, e.cfg.Params())
 		if err == nil {
 			err = e.cur().InstallDisk(docs, e.files, states, committed)
 		}
@@ -414,7 +434,7 @@ func (e *Engine) ensureIndex(committed int64) string {
 		e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded (base slices stay on disk)")
 		return ""
 	}
-	docs, states, err := e.store.load(committed, e.instance, e.cfg.Params())
+	docs, states, err := e.store.Load(committed, e.instance, e.cfg.Params())
 	if err != nil {
 		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
 	}
@@ -475,7 +495,7 @@ func (e *Engine) persist(gen int64) error {
 				return fmt.Errorf("node %d holds generation %d, not %d", i, g, gen)
 			}
 		}
-		return e.store.save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), diskRanges(ds))
+		return e.store.Save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), indexfiles.DiskRanges(ds))
 	}
 	states := make([]*cluster.NodeState, len(nodes))
 	for i, n := range nodes {
@@ -485,7 +505,7 @@ func (e *Engine) persist(gen int64) error {
 		}
 		states[i] = st
 	}
-	return e.store.save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), memRanges(states))
+	return e.store.Save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), indexfiles.MemRanges(states))
 }
 
 // resolveMinShared fixes min_shared for this run: the configured value, or

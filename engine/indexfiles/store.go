@@ -1,8 +1,7 @@
-package engine
+package indexfiles
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,12 +11,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
 )
 
-// indexStore keeps the index in the data directory:
+// Store keeps the index in the data directory:
 //
 //	<data_dir>/slices/slice-<lo>-<hi>-g<G>.idx   a node's base slice, built by run G (full run or compaction)
 //	<data_dir>/gen-<run id>/docs.tbl              document table (internal ID ↔ documents.id, chunk counts)
@@ -28,7 +26,7 @@ import (
 // file is written under a temporary name, fsynced and renamed, so a visible
 // name is always complete; a generation directory appears only when all its
 // files are there. Every file carries the format version, the parameters, the
-// database's identity (databaseIdentity), its generation and a checksum
+// database's identity (the instance string the engine reads from plagd_meta), its generation and a checksum
 // (invindex/doc.go); anything that does not match exactly is refused and the
 // daemon rebuilds with a full run.
 //
@@ -41,31 +39,17 @@ import (
 // process (known). Any other file under a wanted name is overwritten (a
 // temporary file renamed over it), never trusted because it exists; and
 // prune deletes base files it does not know.
-type indexStore struct {
+type Store struct {
 	dir string
 
 	mu    sync.Mutex
 	known map[string]bool // base file names (slices/…) written or verified by this store
 }
 
-// databaseIdentity is the identity index files must carry to be used by
-// this database: plagd_meta's random instance ID (made at migration) and
-// the database's OID. The instance ID alone is copied with the database by
-// CREATE DATABASE … TEMPLATE and by a logical restore into a new database;
-// the OID tells such copies apart within a cluster.
-func databaseIdentity(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}) (string, error) {
-	var id string
-	err := q.QueryRow(ctx, `select m.instance_id || '/' || d.oid::text
-		from plagd_meta m, pg_database d where d.datname = current_database()`).Scan(&id)
-	if err != nil {
-		return "", fmt.Errorf("read plagd_meta: %w", err)
-	}
-	return id, nil
-}
+// NewStore is the store of the data directory dir.
+func NewStore(dir string) *Store { return &Store{dir: dir} }
 
-func (s *indexStore) setKnown(path string, known bool) {
+func (s *Store) setKnown(path string, known bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.known == nil {
@@ -78,14 +62,14 @@ func (s *indexStore) setKnown(path string, known bool) {
 	}
 }
 
-func (s *indexStore) isKnown(path string) bool {
+func (s *Store) isKnown(path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.known[filepath.Base(path)]
 }
 
 // ours reports whether path is a published base file this store knows.
-func (s *indexStore) ours(path string) bool {
+func (s *Store) ours(path string) bool {
 	if !s.isKnown(path) {
 		return false
 	}
@@ -99,34 +83,36 @@ func sliceFile(dir string, lo, hi uint64, baseGen int64) string {
 	return filepath.Join(dir, "slices", fmt.Sprintf("slice-%d-%d-g%d.idx", lo, hi, baseGen))
 }
 
-// savedRange is one range of a generation to save: its base (in memory, or
+// Range is one range of a generation to save: its base (in memory, or
 // only its file when base is nil: a disk copy's) and its delta.
-type savedRange struct {
+type Range struct {
 	lo, hi  uint64
 	baseGen int64
 	base    *invindex.Slice // nil: the file exists already
 	delta   *invindex.Delta
 }
 
-func memRanges(states []*cluster.NodeState) []savedRange {
-	out := make([]savedRange, len(states))
+// MemRanges are the ranges of in-process nodes' states (base and delta in memory).
+func MemRanges(states []*cluster.NodeState) []Range {
+	out := make([]Range, len(states))
 	for i, st := range states {
-		out[i] = savedRange{lo: st.Base.Lo(), hi: st.Base.Hi(), baseGen: st.BaseGen, base: st.Base, delta: &st.Delta}
+		out[i] = Range{lo: st.Base.Lo(), hi: st.Base.Hi(), baseGen: st.BaseGen, base: st.Base, delta: &st.Delta}
 	}
 	return out
 }
 
-func diskRanges(states []*cluster.DiskState) []savedRange {
-	out := make([]savedRange, len(states))
+// DiskRanges are the ranges of the master's disk copies (base on disk, delta in memory).
+func DiskRanges(states []*cluster.DiskState) []Range {
+	out := make([]Range, len(states))
 	for i, st := range states {
-		out[i] = savedRange{lo: st.Lo, hi: st.Hi, baseGen: st.BaseGen, delta: &st.Delta}
+		out[i] = Range{lo: st.Lo, hi: st.Hi, baseGen: st.BaseGen, delta: &st.Delta}
 	}
 	return out
 }
 
 // save writes generation gen: the base slices not yet on disk, then the
 // generation's document table and deltas.
-func (s *indexStore) save(gen int64, instance string, p invindex.Params, docs *invindex.DocTable, states []savedRange) error {
+func (s *Store) Save(gen int64, instance string, p invindex.Params, docs *invindex.DocTable, states []Range) error {
 	if err := os.MkdirAll(filepath.Join(s.dir, "slices"), 0o755); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
@@ -186,7 +172,7 @@ func (s *indexStore) save(gen int64, instance string, p invindex.Params, docs *i
 
 // writeBase writes s as the base file of generation gen, under its
 // temporary name (publish false) or published.
-func (s *indexStore) writeBase(h invindex.Header, sl *invindex.Slice, gen int64, publish bool) error {
+func (s *Store) writeBase(h invindex.Header, sl *invindex.Slice, gen int64, publish bool) error {
 	path := sliceFile(s.dir, sl.Lo(), sl.Hi(), gen)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
@@ -205,7 +191,7 @@ func (s *indexStore) writeBase(h invindex.Header, sl *invindex.Slice, gen int64,
 
 // publishBase renames path's temporary file over path (replacing whatever
 // file had that name) and records path as this store's.
-func (s *indexStore) publishBase(path string) error {
+func (s *Store) publishBase(path string) error {
 	s.setKnown(path, true)
 	if err := os.Rename(path+".tmp", path); err != nil {
 		s.setKnown(path, false)
@@ -218,7 +204,7 @@ func (s *indexStore) publishBase(path string) error {
 // readBase reads the base file of [lo, hi) built in generation gen, checks
 // that it belongs to this database, generation, parameters and range, and
 // records it as this store's.
-func (s *indexStore) readBase(lo, hi uint64, gen int64, instance string, p invindex.Params) (*invindex.Slice, error) {
+func (s *Store) readBase(lo, hi uint64, gen int64, instance string, p invindex.Params) (*invindex.Slice, error) {
 	var base *invindex.Slice
 	path := sliceFile(s.dir, lo, hi, gen)
 	err := readFile(path, func(r *bufio.Reader) error {
@@ -239,34 +225,40 @@ func (s *indexStore) readBase(lo, hi uint64, gen int64, instance string, p invin
 	return base, nil
 }
 
-// diskFiles are the index store's base files as the master's disk copy
+// Files are the index store's base files as the master's disk copy
 // (cluster.BaseFiles) sees them.
-type diskFiles struct {
-	s        *indexStore
+type Files struct {
+	s        *Store
 	p        invindex.Params
 	instance func() string
 }
 
-func (f *diskFiles) header() invindex.Header {
+// NewFiles are s's base files for the index parameters p; instance names
+// the database (read when a file is written or checked).
+func NewFiles(s *Store, p invindex.Params, instance func() string) *Files {
+	return &Files{s: s, p: p, instance: instance}
+}
+
+func (f *Files) header() invindex.Header {
 	return invindex.Header{Params: f.p, HashVersion: invindex.HashVersion, Instance: f.instance()}
 }
 
-func (f *diskFiles) ReadBase(lo, hi uint64, gen int64) (*invindex.Slice, error) {
+func (f *Files) ReadBase(lo, hi uint64, gen int64) (*invindex.Slice, error) {
 	return f.s.readBase(lo, hi, gen, f.instance(), f.p)
 }
 
 // HasBase reports only files this store wrote or checked: a file of another
 // database or of an earlier history under the same name is not a base to
 // keep, and the caller writes its own over it.
-func (f *diskFiles) HasBase(lo, hi uint64, gen int64) bool {
+func (f *Files) HasBase(lo, hi uint64, gen int64) bool {
 	return f.s.ours(sliceFile(f.s.dir, lo, hi, gen))
 }
 
-func (f *diskFiles) WriteBase(sl *invindex.Slice, gen int64, publish bool) error {
+func (f *Files) WriteBase(sl *invindex.Slice, gen int64, publish bool) error {
 	return f.s.writeBase(f.header(), sl, gen, publish)
 }
 
-func (f *diskFiles) PublishBase(lo, hi uint64, gen int64) error {
+func (f *Files) PublishBase(lo, hi uint64, gen int64) error {
 	path := sliceFile(f.s.dir, lo, hi, gen)
 	if err := f.s.publishBase(path); err != nil {
 		return err
@@ -274,13 +266,13 @@ func (f *diskFiles) PublishBase(lo, hi uint64, gen int64) error {
 	return syncDir(filepath.Dir(path))
 }
 
-func (f *diskFiles) DiscardBase(lo, hi uint64, gen int64) {
+func (f *Files) DiscardBase(lo, hi uint64, gen int64) {
 	tmp := sliceFile(f.s.dir, lo, hi, gen) + ".tmp"
 	_ = os.Remove(tmp)
 	f.s.setKnown(tmp, false)
 }
 
-var _ cluster.BaseFiles = (*diskFiles)(nil)
+var _ cluster.BaseFiles = (*Files)(nil)
 
 // checkHeader checks that a file belongs to this database, generation and parameters.
 func checkHeader(h invindex.Header, file string, want int64, instance string, p invindex.Params) error {
@@ -333,7 +325,7 @@ var errNoIndex = errors.New("no index files for this generation")
 
 // load reads generation gen and checks that it belongs to this database and
 // these parameters.
-func (s *indexStore) load(gen int64, instance string, p invindex.Params) (*invindex.DocTable, []*cluster.NodeState, error) {
+func (s *Store) Load(gen int64, instance string, p invindex.Params) (*invindex.DocTable, []*cluster.NodeState, error) {
 	var states []*cluster.NodeState
 	docs, err := s.loadWith(gen, instance, p, func(st *cluster.NodeState) { states = append(states, st) })
 	if err != nil {
@@ -345,7 +337,7 @@ func (s *indexStore) load(gen int64, instance string, p invindex.Params) (*invin
 // loadDisk reads generation gen for the master's disk copy: the document
 // table and the deltas; each base file is read once to check it and take its
 // numbers (one range in memory at a time), and kept only as its file.
-func (s *indexStore) loadDisk(gen int64, instance string, p invindex.Params) (*invindex.DocTable, []*cluster.DiskState, error) {
+func (s *Store) LoadDisk(gen int64, instance string, p invindex.Params) (*invindex.DocTable, []*cluster.DiskState, error) {
 	var states []*cluster.DiskState
 	docs, err := s.loadWith(gen, instance, p, func(st *cluster.NodeState) { states = append(states, cluster.DiskStateOf(st)) })
 	if err != nil {
@@ -355,7 +347,7 @@ func (s *indexStore) loadDisk(gen int64, instance string, p invindex.Params) (*i
 }
 
 // loadWith reads generation gen and hands each range's state to add, in order.
-func (s *indexStore) loadWith(gen int64, instance string, p invindex.Params, add func(*cluster.NodeState)) (*invindex.DocTable, error) {
+func (s *Store) loadWith(gen int64, instance string, p invindex.Params, add func(*cluster.NodeState)) (*invindex.DocTable, error) {
 	dir := genDir(s.dir, gen)
 	check := func(h invindex.Header, file string, want int64) error {
 		return checkHeader(h, file, want, instance, p)
@@ -438,7 +430,7 @@ func sliceGen(name string) int64 {
 // referenced (keepSlices: file names), base files this store does not know
 // (another database's, an earlier history's, leftovers of interrupted
 // saves) and leftovers of interrupted generation saves.
-func (s *indexStore) prune(keep int64, keepSlices map[string]bool) error {
+func (s *Store) prune(keep int64, keepSlices map[string]bool) error {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return err
