@@ -14,6 +14,7 @@ import (
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/neardup"
+	"github.com/plagd/plagd/termstat"
 )
 
 // nearDupUpdate is what a run writes to simhashes in its commit, so that the
@@ -72,7 +73,7 @@ func (e *Engine) nearDupPhase(ctx context.Context, runID int64, full bool, out *
 		}
 		u.model = m
 		e.log.Info().Int64("run", runID).Int("docs", m.Docs).Int("sample_docs", m.SampleDocs).
-			Int("features", len(m.idf.keys)).Int("pairs_real", m.PairsReal).Int("pairs_synth", m.PairsSynth).
+			Int("features", m.idf.Len()).Int("pairs_real", m.PairsReal).Int("pairs_synth", m.PairsSynth).
 			Dur("took", time.Since(t)).Msg("near-duplicate model rebuilt; every document is rehashed")
 	}
 	u.rows, err = e.hashTexts(ctx, runID, m, indexed, true)
@@ -213,7 +214,7 @@ func (e *Engine) buildNearModel(ctx context.Context, runID int64, indexed, other
 	r := rand.New(rand.NewPCG(uint64(runID), 0x9e3779b97f4a7c15)) // reproducible per run
 	sampleSize := e.cfg.NearDup.SampleDocs
 	pickI, pickO := sample(r, indexed, others, sampleSize)
-	df := neardup.NewDocFreq()
+	df := termstat.NewDocFreq()
 	tok := invindex.NewTokenizer(e.cfg.Params())
 	var words []invindex.Word
 	var fs []neardup.Feature
@@ -234,7 +235,7 @@ func (e *Engine) buildNearModel(ctx context.Context, runID int64, indexed, other
 		return nil, err
 	}
 	m.SampleDocs = df.Docs
-	m.idf = newSampleIDF(df)
+	m.idf = df.Freeze()
 
 	h := m.hasher(e.cfg.Params())
 	pairs, err := e.realPairs(ctx, h)
@@ -249,9 +250,9 @@ func (e *Engine) buildNearModel(ctx context.Context, runID int64, indexed, other
 				continue
 			}
 			a := neardup.TermCounts(words, nil)
-			_, wa := neardup.Simhash(a, &m.idf)
+			_, wa := neardup.Simhash(a, m.IDF())
 			b := neardup.TermCounts(editWords(r, words), nil)
-			_, wb := neardup.Simhash(b, &m.idf)
+			_, wb := neardup.Simhash(b, m.IDF())
 			pairs = append(pairs, neardup.Pair{A: &wa, B: &wb})
 			m.PairsSynth++
 		}
