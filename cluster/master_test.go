@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -138,7 +139,7 @@ func (a *memArchive) commit(full bool, o *Outcome) {
 			if x.Shared != y.Shared {
 				return int(y.Shared) - int(x.Shared)
 			}
-			return cmpInt64(x.Other, y.Other)
+			return cmp.Compare(x.Other, y.Other)
 		})
 		a.rows[doc] = list[:min(len(list), a.topK)]
 	}
@@ -177,10 +178,10 @@ func (a *memArchive) table() []Row {
 		out = append(out, list...)
 	}
 	slices.SortFunc(out, func(x, y Row) int {
-		if c := cmpInt64(x.Doc, y.Doc); c != 0 {
+		if c := cmp.Compare(x.Doc, y.Doc); c != 0 {
 			return c
 		}
-		return cmpInt64(x.Other, y.Other)
+		return cmp.Compare(x.Other, y.Other)
 	})
 	return out
 }
@@ -225,15 +226,15 @@ func reference(live map[int64]string, p Plan) []Row {
 			if x.Shared != y.Shared {
 				return int(y.Shared) - int(x.Shared)
 			}
-			return cmpInt64(x.Other, y.Other)
+			return cmp.Compare(x.Other, y.Other)
 		})
 		out = append(out, list[:min(len(list), p.TopK)]...)
 	}
 	slices.SortFunc(out, func(x, y Row) int {
-		if c := cmpInt64(x.Doc, y.Doc); c != 0 {
+		if c := cmp.Compare(x.Doc, y.Doc); c != 0 {
 			return c
 		}
-		return cmpInt64(x.Other, y.Other)
+		return cmp.Compare(x.Other, y.Other)
 	})
 	return out
 }

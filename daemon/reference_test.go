@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -90,7 +91,7 @@ func referenceSimilarities(t testing.TB, pool *pgxpool.Pool, cfg config.Config) 
 			if x.Shared != y.Shared {
 				return y.Shared - x.Shared
 			}
-			return cmpI64(x.Other, y.Other)
+			return cmp.Compare(x.Other, y.Other)
 		})
 		out = append(out, list[:min(len(list), cfg.Engine.TopK)]...)
 	}
@@ -98,22 +99,12 @@ func referenceSimilarities(t testing.TB, pool *pgxpool.Pool, cfg config.Config) 
 	return out
 }
 
-func cmpI64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func sortRows(rows []simRow) {
 	slices.SortFunc(rows, func(x, y simRow) int {
-		if c := cmpI64(x.Doc, y.Doc); c != 0 {
+		if c := cmp.Compare(x.Doc, y.Doc); c != 0 {
 			return c
 		}
-		return cmpI64(x.Other, y.Other)
+		return cmp.Compare(x.Other, y.Other)
 	})
 }
 

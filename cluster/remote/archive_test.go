@@ -5,6 +5,7 @@ package remote
 // copied so that the remote run is checked against the same scenario.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -15,16 +16,6 @@ import (
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
 )
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // memArchive is the test's stand-in for PostgreSQL: documents with texts,
 // the texts last indexed, and the similarity table, updated from Outcomes
@@ -147,7 +138,7 @@ func (a *memArchive) commit(full bool, o *cluster.Outcome) {
 			if x.Shared != y.Shared {
 				return int(y.Shared) - int(x.Shared)
 			}
-			return cmpInt64(x.Other, y.Other)
+			return cmp.Compare(x.Other, y.Other)
 		})
 		a.rows[doc] = list[:min(len(list), a.topK)]
 	}
@@ -186,10 +177,10 @@ func (a *memArchive) table() []cluster.Row {
 		out = append(out, list...)
 	}
 	slices.SortFunc(out, func(x, y cluster.Row) int {
-		if c := cmpInt64(x.Doc, y.Doc); c != 0 {
+		if c := cmp.Compare(x.Doc, y.Doc); c != 0 {
 			return c
 		}
-		return cmpInt64(x.Other, y.Other)
+		return cmp.Compare(x.Other, y.Other)
 	})
 	return out
 }
@@ -234,15 +225,15 @@ func reference(live map[int64]string, p cluster.Plan) []cluster.Row {
 			if x.Shared != y.Shared {
 				return int(y.Shared) - int(x.Shared)
 			}
-			return cmpInt64(x.Other, y.Other)
+			return cmp.Compare(x.Other, y.Other)
 		})
 		out = append(out, list[:min(len(list), p.TopK)]...)
 	}
 	slices.SortFunc(out, func(x, y cluster.Row) int {
-		if c := cmpInt64(x.Doc, y.Doc); c != 0 {
+		if c := cmp.Compare(x.Doc, y.Doc); c != 0 {
 			return c
 		}
-		return cmpInt64(x.Other, y.Other)
+		return cmp.Compare(x.Other, y.Other)
 	})
 	return out
 }
