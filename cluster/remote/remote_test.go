@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/cluster/clustertest"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -79,14 +80,14 @@ func TestRemote_SameAsLocal(t *testing.T) {
 			t.Run(fmt.Sprintf("dfcap=%d/K=%d", dfCap, k), func(t *testing.T) {
 				s := seed(t)
 				rng := rand.New(rand.NewPCG(s, 1))
-				gen := &textGen{rng: rand.New(rand.NewPCG(s, 2))}
+				gen := &clustertest.TextGen{Rng: rand.New(rand.NewPCG(s, 2))}
 				base := cluster.Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 2, TopK: 3, BatchSize: 5, DFCap: dfCap}
 				remote := remoteNodes(t, base.Params, k)
 				masters := []*cluster.Master{
 					cluster.NewMaster(cluster.NewLocalNodes(base.Params, k), zerolog.Nop()),
 					cluster.NewMaster(remote, zerolog.Nop()),
 				}
-				archives := []*memArchive{newMemArchive(base.TopK), newMemArchive(base.TopK)}
+				archives := []*clustertest.Archive{clustertest.NewArchive(base.TopK), clustertest.NewArchive(base.TopK)}
 				live := map[int64]string{}
 				var nextID int64
 				for run := 1; run <= 25; run++ {
@@ -105,9 +106,9 @@ func TestRemote_SameAsLocal(t *testing.T) {
 						switch op := rng.IntN(10); {
 						case op < 5 || len(ids) == 0:
 							nextID++
-							changes = append(changes, change{id: nextID, text: gen.text()})
+							changes = append(changes, change{id: nextID, text: gen.Text()})
 						case op < 7:
-							changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: gen.text()})
+							changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: gen.Text()})
 						case op < 8:
 							changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: " "})
 						default:
@@ -122,30 +123,29 @@ func TestRemote_SameAsLocal(t *testing.T) {
 						}
 					}
 					full := run == 1 || rng.IntN(10) == 0
-					want := reference(live, base)
+					want := clustertest.Reference(live, base)
 					var tables [2][]cluster.Row
 					for i, m := range masters {
 						a := archives[i]
 						for _, c := range changes {
 							if c.hard {
-								a.hardDelete(c.id)
+								a.HardDelete(c.id)
 							} else {
-								a.live[c.id] = c.text
-								a.changed[c.id] = true
+								a.Live[c.id] = c.text
+								a.Changed[c.id] = true
 							}
 						}
-						p := a.plan(full, base)
+						p := a.Plan(full, base)
 						p.Run = int64(run)
-						a.staged = map[int64]string{}
 						out, err := m.Run(context.Background(), p, a)
 						if err != nil {
 							t.Fatalf("master %d run %d: %v", i, run, err)
 						}
-						a.commit(full, out)
+						a.Commit(full, out)
 						if err := m.Commit(context.Background(), int64(run)); err != nil {
 							t.Fatal(err)
 						}
-						tables[i] = a.table()
+						tables[i] = a.Table()
 					}
 					if !slices.Equal(tables[1], tables[0]) {
 						t.Fatalf("run %d (full=%v): remote table differs from the in-process one\nremote %v\n local %v", run, full, tables[1], tables[0])
@@ -172,7 +172,7 @@ func TestRemote_SameAsLocal(t *testing.T) {
 						texts = append(texts, text)
 					}
 					slices.Sort(texts)
-					texts = append(texts, gen.text(), gen.text())
+					texts = append(texts, gen.Text(), gen.Text())
 					if len(texts) > 12 {
 						texts = texts[len(texts)-12:]
 					}
