@@ -38,54 +38,15 @@ func TestMaster_TopologyAndIncremental(t *testing.T) {
 				masters[i] = cluster.NewMaster(cluster.NewLocalNodes(base.Params, k), zerolog.Nop())
 				archives[i] = clustertest.NewArchive(base.TopK)
 			}
-			live := map[int64]string{}
-			var nextID int64
+			h := clustertest.NewHistory(rng, gen)
 			for run := 1; run <= 30; run++ {
-				// The same random changes for every archive.
-				type change struct {
-					id   int64
-					text string
-					hard bool
-				}
-				var changes []change
-				for n := rng.IntN(6) + 1; n > 0; n-- {
-					ids := make([]int64, 0, len(live))
-					for id := range live {
-						ids = append(ids, id)
-					}
-					slices.Sort(ids)
-					switch op := rng.IntN(10); {
-					case op < 5 || len(ids) == 0:
-						nextID++
-						changes = append(changes, change{id: nextID, text: gen.Text()})
-					case op < 7:
-						changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: gen.Text()})
-					case op < 8:
-						changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: " "})
-					default:
-						changes = append(changes, change{id: ids[rng.IntN(len(ids))], hard: true})
-					}
-				}
-				for _, c := range changes {
-					if c.hard {
-						delete(live, c.id)
-					} else {
-						live[c.id] = c.text
-					}
-				}
+				changes := h.Next() // the same random changes for every archive
 				full := run == 1 || rng.IntN(10) == 0
-				want := clustertest.Reference(live, base)
+				want := clustertest.Reference(h.Live, base)
 				var first []cluster.Row
 				for i, m := range masters {
 					a := archives[i]
-					for _, c := range changes {
-						if c.hard {
-							a.HardDelete(c.id)
-						} else {
-							a.Live[c.id] = c.text
-							a.Changed[c.id] = true
-						}
-					}
+					a.Apply(changes)
 					p := a.Plan(full, base)
 					p.Run = int64(run)
 					out, err := m.Run(context.Background(), p, a)

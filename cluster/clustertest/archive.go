@@ -1,7 +1,8 @@
 // Package clustertest holds the test doubles that the tests of cluster and
 // of the packages around it (cluster/remote) share: Archive, an in-memory
 // stand-in for the daemon's PostgreSQL; Reference, the brute-force
-// similarity table; and TextGen, texts with passages copied between them.
+// similarity table; TextGen, texts with passages copied between them; and
+// History, a random sequence of changes to drive runs with.
 //
 // It imports cluster, so cluster's own tests that use it are external
 // (package cluster_test) and see only cluster's exported API, as a daemon
@@ -12,6 +13,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -160,6 +162,19 @@ func (a *Archive) HardDelete(id int64) {
 	delete(a.rows, id)
 }
 
+// Apply makes changes in a as the daemon's triggers record them: a new text
+// is set and logged, a hard deletion cascades (HardDelete).
+func (a *Archive) Apply(changes []Change) {
+	for _, c := range changes {
+		if c.Hard {
+			a.HardDelete(c.ID)
+		} else {
+			a.Live[c.ID] = c.Text
+			a.Changed[c.ID] = true
+		}
+	}
+}
+
 // Table is the similarity table, sorted by (Doc, Other).
 func (a *Archive) Table() []cluster.Row {
 	var out []cluster.Row
@@ -249,4 +264,56 @@ func (g *TextGen) Text() string {
 	t := b.String()
 	g.texts = append(g.texts, t)
 	return t
+}
+
+// Change is one change to an archive: a document gets Text (new, edited,
+// or emptied), or is hard-deleted.
+type Change struct {
+	ID   int64
+	Text string
+	Hard bool
+}
+
+// History makes random changes run after run and keeps the texts they
+// leave, so that several archives (one per topology or transport under
+// test) can be given the same changes and compared with one Reference.
+type History struct {
+	Live   map[int64]string // the live texts after the changes so far
+	rng    *rand.Rand
+	gen    *TextGen
+	nextID int64
+}
+
+// NewHistory returns a history that draws its choices from rng and its
+// texts from gen.
+func NewHistory(rng *rand.Rand, gen *TextGen) *History {
+	return &History{Live: map[int64]string{}, rng: rng, gen: gen}
+}
+
+// Next returns the changes of one run, 1 to 6 of them: half new documents,
+// the rest edited, emptied or hard-deleted ones; Live follows them.
+func (h *History) Next() []Change {
+	var changes []Change
+	for n := h.rng.IntN(6) + 1; n > 0; n-- {
+		ids := slices.Sorted(maps.Keys(h.Live))
+		switch op := h.rng.IntN(10); {
+		case op < 5 || len(ids) == 0:
+			h.nextID++
+			changes = append(changes, Change{ID: h.nextID, Text: h.gen.Text()})
+		case op < 7:
+			changes = append(changes, Change{ID: ids[h.rng.IntN(len(ids))], Text: h.gen.Text()})
+		case op < 8:
+			changes = append(changes, Change{ID: ids[h.rng.IntN(len(ids))], Text: " "})
+		default:
+			changes = append(changes, Change{ID: ids[h.rng.IntN(len(ids))], Hard: true})
+		}
+	}
+	for _, c := range changes {
+		if c.Hard {
+			delete(h.Live, c.ID)
+		} else {
+			h.Live[c.ID] = c.Text
+		}
+	}
+	return changes
 }
