@@ -47,15 +47,8 @@ func TestMaster_TopologyAndIncremental(t *testing.T) {
 				for i, m := range masters {
 					a := archives[i]
 					a.Apply(changes)
-					p := a.Plan(full, base)
-					p.Run = int64(run)
-					out, err := m.Run(context.Background(), p, a)
-					if err != nil {
+					if err := a.Run(context.Background(), m, int64(run), full, base); err != nil {
 						t.Fatalf("K=%d run %d: %v", ks[i], run, err)
-					}
-					a.Commit(full, out)
-					if err := m.Commit(context.Background(), int64(run)); err != nil {
-						t.Fatal(err)
 					}
 					got := a.Table()
 					if !slices.Equal(got, want) {

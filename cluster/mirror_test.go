@@ -43,16 +43,8 @@ func TestMirrored_ReloadsStaleAndDivergedNodes(t *testing.T) {
 			a.Changed[id] = true
 		}
 		run++
-		p := a.Plan(full, base)
-		p.Run = run
-		out, err := m.Run(context.Background(), p, a)
-		if err != nil {
-			m.Abort(context.Background())
+		if err := a.Run(context.Background(), m, run, full, base); err != nil {
 			return err
-		}
-		a.Commit(full, out)
-		if err := m.Commit(context.Background(), run); err != nil {
-			t.Fatal(err)
 		}
 		if got, want := a.Table(), clustertest.Reference(a.Live, base); !slices.Equal(got, want) {
 			t.Fatalf("run %d: table differs from the reference", run)

@@ -105,6 +105,22 @@ func (a *Archive) Plan(full bool, p cluster.Plan) cluster.Plan {
 	return p
 }
 
+// Run is one run as the daemon makes it: planned from the change log, with
+// Plan's fields from base, computed by m with a as its text source,
+// committed in a and then in m. A run that fails is aborted and its error
+// returned.
+func (a *Archive) Run(ctx context.Context, m *cluster.Master, run int64, full bool, base cluster.Plan) error {
+	p := a.Plan(full, base)
+	p.Run = run
+	out, err := m.Run(ctx, p, a)
+	if err != nil {
+		m.Abort(ctx)
+		return err
+	}
+	a.Commit(full, out)
+	return m.Commit(ctx, run)
+}
+
 // Commit applies an outcome like the daemon's commit of a run.
 func (a *Archive) Commit(full bool, o *cluster.Outcome) {
 	if full {

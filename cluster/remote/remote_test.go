@@ -68,9 +68,9 @@ func stateBytes(t *testing.T, st *cluster.NodeState) []byte {
 	return b.Bytes()
 }
 
-// TestRemote_SameAsLocal drives the random history of cluster's
-// TestMaster_TopologyAndIncremental through a master over K local nodes and
-// one over K gRPC nodes on loopback. After every run both must hold the
+// TestRemote_SameAsLocal drives a random history (clustertest.History, as
+// cluster's TestMaster_TopologyAndIncremental does) through a master over K
+// local nodes and one over K gRPC nodes on loopback. After every run both must hold the
 // brute-force reference table, row for row. Small batches and a small message
 // budget make every call stream several messages.
 func TestRemote_SameAsLocal(t *testing.T) {
@@ -97,15 +97,8 @@ func TestRemote_SameAsLocal(t *testing.T) {
 					for i, m := range masters {
 						a := archives[i]
 						a.Apply(changes)
-						p := a.Plan(full, base)
-						p.Run = int64(run)
-						out, err := m.Run(context.Background(), p, a)
-						if err != nil {
+						if err := a.Run(context.Background(), m, int64(run), full, base); err != nil {
 							t.Fatalf("master %d run %d: %v", i, run, err)
-						}
-						a.Commit(full, out)
-						if err := m.Commit(context.Background(), int64(run)); err != nil {
-							t.Fatal(err)
 						}
 						tables[i] = a.Table()
 					}
