@@ -46,15 +46,15 @@ type Plan struct {
 // live whether a document is in the archive (not deleted). The result is
 // ascending.
 //
-// This function is the definition, and the daemon's SQL is derived from it:
-// the daemon plans with one query over the similarities table (holes in
-// daemon/plan.go), because the lists are there and loading all of them to
-// plan a run would cost more than the run. The daemon's test
-// TestIncrementalHolesQueryIsTheRule checks that query against this
-// function on random archives. The rule is kept in Go because the cluster
-// tests run it without a database: clustertest.Archive plans with it, and
-// every incremental run there is compared with a brute-force recomputation,
-// which is what shows the rule sufficient.
+// This function is the definition, and the SQL that plans real runs is
+// derived from it: the run planner (func holes, beside the code that reads
+// the change log) asks one query over the similarities table, because the
+// lists are there and loading all of them to plan a run would cost more
+// than the run. Its test TestIncrementalHolesQueryIsTheRule checks that
+// query against this function on random archives. The rule is kept in Go
+// because the cluster tests run it without a database: clustertest.Archive
+// plans with it, and every incremental run there is compared with a
+// brute-force recomputation, which is what shows the rule sufficient.
 func Holes(lists map[int64][]Row, changed map[int64]bool, lost map[int64]int, live func(id int64) bool, topK int) []int64 {
 	affected := make(map[int64]int, len(lost)) // document → rows lost by cascade
 	for doc, n := range lost {
