@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -22,7 +23,7 @@ func (m *Master) countAll(ctx context.Context, st *runState) error {
 	}
 	// Sorted by external ID so that the rows come out in a deterministic order.
 	slices.SortFunc(docs, func(a, b invindex.DocID) int {
-		return cmpInt64(st.docs.Ext(a), st.docs.Ext(b))
+		return cmp.Compare(st.docs.Ext(a), st.docs.Ext(b))
 	})
 	parts := make([][][]invindex.Pair, len(m.nodes))
 	trim := make(map[int64]bool)
@@ -111,14 +112,4 @@ func mergePairs(a, b []invindex.Pair) []invindex.Pair {
 	}
 	out = append(out, a[i:]...)
 	return append(out, b[j:]...)
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/cluster/clustertest"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -77,7 +79,7 @@ func (f *memFiles) DiscardBase(lo, hi uint64, gen int64) {
 }
 
 // stateBytes is st as a slice file and a delta file.
-func stateBytes(t testing.TB, st *NodeState) []byte {
+func stateBytes(t testing.TB, st *cluster.NodeState) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	h := invindex.Header{Generation: st.BaseGen, Lo: st.Base.Lo(), Hi: st.Base.Hi()}
@@ -98,26 +100,25 @@ func stateBytes(t testing.TB, st *NodeState) []byte {
 // delta), and the disk copy holds only its delta's postings. Aborted runs
 // leave no file; a re-split from the files equals the in-memory re-split.
 func TestDiskMirror_SameAsMemory(t *testing.T) {
-	defer func(r int) { compactRatio = r }(compactRatio)
 	for _, ratio := range []int{8, 1 << 30, 1} {
-		compactRatio = ratio
 		t.Run(fmt.Sprintf("compact=%d", ratio), func(t *testing.T) {
+			defer cluster.SetCompactRatio(cluster.SetCompactRatio(ratio))
 			s := seed(t)
-			gen := &textGen{rng: rand.New(rand.NewPCG(s, 11))}
+			gen := &clustertest.TextGen{Rng: rand.New(rand.NewPCG(s, 11))}
 			rng := rand.New(rand.NewPCG(s, 12))
-			base := Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 1, TopK: 4, BatchSize: 4}
+			base := cluster.Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 1, TopK: 4, BatchSize: 4}
 			bounds := invindex.SplitRange(base.Params.SpaceSize(), 3)
 			files := &memFiles{files: map[string][]byte{}}
-			var mem, disk []*Mirrored
-			var memNodes, diskNodes []Node
+			var mem, disk []*cluster.Mirrored
+			var memNodes, diskNodes []cluster.Node
 			for i := range 3 {
-				mm := NewMirrored(NewLocalNode(0, 0), NewLocalNode(bounds[i], bounds[i+1]), zerolog.Nop())
-				dm := NewDiskMirrored(NewLocalNode(0, 0), NewDiskMirror(files, bounds[i], bounds[i+1]), zerolog.Nop())
+				mm := cluster.NewMirrored(cluster.NewLocalNode(0, 0), cluster.NewLocalNode(bounds[i], bounds[i+1]), zerolog.Nop())
+				dm := cluster.NewDiskMirrored(cluster.NewLocalNode(0, 0), cluster.NewDiskMirror(files, bounds[i], bounds[i+1]), zerolog.Nop())
 				mem, disk = append(mem, mm), append(disk, dm)
 				memNodes, diskNodes = append(memNodes, mm), append(diskNodes, dm)
 			}
-			masters := []*Master{NewMaster(memNodes, zerolog.Nop()), NewMaster(diskNodes, zerolog.Nop())}
-			archives := []*memArchive{newMemArchive(base.TopK), newMemArchive(base.TopK)}
+			masters := []*cluster.Master{cluster.NewMaster(memNodes, zerolog.Nop()), cluster.NewMaster(diskNodes, zerolog.Nop())}
+			archives := []*clustertest.Archive{clustertest.NewArchive(base.TopK), clustertest.NewArchive(base.TopK)}
 			live := map[int64]string{}
 			var nextID int64
 			compactions := 0
@@ -125,10 +126,10 @@ func TestDiskMirror_SameAsMemory(t *testing.T) {
 				for n := rng.IntN(5) + 1; n > 0; n-- {
 					if nextID > 3 && rng.IntN(3) == 0 {
 						id := 1 + rng.Int64N(nextID)
-						live[id] = gen.text()
+						live[id] = gen.Text()
 					} else {
 						nextID++
-						live[nextID] = gen.text()
+						live[nextID] = gen.Text()
 					}
 				}
 				full := run == 1 || rng.IntN(8) == 0
@@ -136,14 +137,13 @@ func TestDiskMirror_SameAsMemory(t *testing.T) {
 				for i, m := range masters {
 					a := archives[i]
 					for id, text := range live {
-						if a.live[id] != text {
-							a.live[id] = text
-							a.changed[id] = true
+						if a.Live[id] != text {
+							a.Live[id] = text
+							a.Changed[id] = true
 						}
 					}
-					p := a.plan(full, base)
+					p := a.Plan(full, base)
 					p.Run = run
-					a.staged = map[int64]string{}
 					out, err := m.Run(context.Background(), p, a)
 					if err != nil {
 						t.Fatalf("run %d: %v", run, err)
@@ -157,16 +157,15 @@ func TestDiskMirror_SameAsMemory(t *testing.T) {
 								t.Fatalf("run %d: %s left after Abort", run, name)
 							}
 						}
-						a.staged = map[int64]string{}
 						if out, err = m.Run(context.Background(), p, a); err != nil {
 							t.Fatalf("run %d again: %v", run, err)
 						}
 					}
-					a.commit(full, out)
+					a.Commit(full, out)
 					if err := m.Commit(context.Background(), run); err != nil {
 						t.Fatal(err)
 					}
-					if got, want := a.table(), reference(live, base); !slices.Equal(got, want) {
+					if got, want := a.Table(), clustertest.Reference(live, base); !slices.Equal(got, want) {
 						t.Fatalf("master %d run %d: table differs from the reference", i, run)
 					}
 				}
@@ -195,9 +194,9 @@ func TestDiskMirror_SameAsMemory(t *testing.T) {
 
 			// Re-split over 2 ranges: from the files, and in memory.
 			nb := invindex.SplitRange(base.Params.SpaceSize(), 2)
-			ref := NewMaster(NewLocalNodes(base.Params, 2), zerolog.Nop())
-			var memStates []*NodeState
-			var diskStates []*DiskState
+			ref := cluster.NewMaster(cluster.NewLocalNodes(base.Params, 2), zerolog.Nop())
+			var memStates []*cluster.NodeState
+			var diskStates []*cluster.DiskState
 			g := masters[0].Generation()
 			for i := range mem {
 				st, _ := mem[i].Snapshot()
@@ -208,7 +207,7 @@ func TestDiskMirror_SameAsMemory(t *testing.T) {
 			if err := ref.Install(masters[0].Docs(), memStates, g); err != nil {
 				t.Fatal(err)
 			}
-			dm := NewMaster([]Node{NewDiskMirror(files, nb[0], nb[1]), NewDiskMirror(files, nb[1], nb[2])}, zerolog.Nop())
+			dm := cluster.NewMaster([]cluster.Node{cluster.NewDiskMirror(files, nb[0], nb[1]), cluster.NewDiskMirror(files, nb[1], nb[2])}, zerolog.Nop())
 			if err := dm.InstallDisk(masters[1].Docs(), files, diskStates, g); err != nil {
 				t.Fatal(err)
 			}

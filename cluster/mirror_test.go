@@ -1,4 +1,4 @@
-package cluster
+package cluster_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/cluster/clustertest"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -18,42 +20,33 @@ import (
 // rather than a wrong result; every committed run equals the reference.
 func TestMirrored_ReloadsStaleAndDivergedNodes(t *testing.T) {
 	s := seed(t)
-	gen := &textGen{rng: rand.New(rand.NewPCG(s, 5))}
-	base := Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 1, TopK: 4, BatchSize: 3}
+	gen := &clustertest.TextGen{Rng: rand.New(rand.NewPCG(s, 5))}
+	base := cluster.Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 1, TopK: 4, BatchSize: 3}
 	bounds := invindex.SplitRange(base.Params.SpaceSize(), 2)
-	remotes := []*LocalNode{NewLocalNode(0, 0), NewLocalNode(0, 0)} // node processes start with no range
-	mirrored := make([]*Mirrored, 2)
-	nodes := make([]Node, 2)
+	remotes := []*cluster.LocalNode{cluster.NewLocalNode(0, 0), cluster.NewLocalNode(0, 0)} // node processes start with no range
+	mirrored := make([]*cluster.Mirrored, 2)
+	nodes := make([]cluster.Node, 2)
 	for i := range nodes {
-		mirrored[i] = NewMirrored(remotes[i], NewLocalNode(bounds[i], bounds[i+1]), zerolog.Nop())
+		mirrored[i] = cluster.NewMirrored(remotes[i], cluster.NewLocalNode(bounds[i], bounds[i+1]), zerolog.Nop())
 		nodes[i] = mirrored[i]
 	}
-	m := NewMaster(nodes, zerolog.Nop())
-	a := newMemArchive(base.TopK)
+	m := cluster.NewMaster(nodes, zerolog.Nop())
+	a := clustertest.NewArchive(base.TopK)
 	run := int64(0)
 	step := func(full bool) error {
 		for n := 3; n > 0; n-- {
-			id := int64(len(a.live) + 1)
-			if len(a.live) > 4 && gen.rng.IntN(2) == 0 {
-				id = int64(1 + gen.rng.IntN(len(a.live)))
+			id := int64(len(a.Live) + 1)
+			if len(a.Live) > 4 && gen.Rng.IntN(2) == 0 {
+				id = int64(1 + gen.Rng.IntN(len(a.Live)))
 			}
-			a.live[id] = gen.text()
-			a.changed[id] = true
+			a.Live[id] = gen.Text()
+			a.Changed[id] = true
 		}
 		run++
-		p := a.plan(full, base)
-		p.Run = run
-		a.staged = map[int64]string{}
-		out, err := m.Run(context.Background(), p, a)
-		if err != nil {
-			m.Abort(context.Background())
+		if err := a.Run(context.Background(), m, run, full, base); err != nil {
 			return err
 		}
-		a.commit(full, out)
-		if err := m.Commit(context.Background(), run); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := a.table(), reference(a.live, base); !slices.Equal(got, want) {
+		if got, want := a.Table(), clustertest.Reference(a.Live, base); !slices.Equal(got, want) {
 			t.Fatalf("run %d: table differs from the reference", run)
 		}
 		for i, r := range remotes {
@@ -79,7 +72,7 @@ func TestMirrored_ReloadsStaleAndDivergedNodes(t *testing.T) {
 	}
 	// Node 1 restarts empty: it is stale, reloaded, and the run is exact.
 	reloads := mirrored[1].Reloads()
-	remotes[1].Install(EmptyState(0, 0), 0)
+	remotes[1].Install(cluster.EmptyState(0, 0), 0)
 	if err := step(false); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +82,7 @@ func TestMirrored_ReloadsStaleAndDivergedNodes(t *testing.T) {
 	// Node 0 holds the right generation but a wrong slice: the build
 	// disagrees, the run fails naming the divergence; the next is exact.
 	_, g := remotes[0].Snapshot()
-	remotes[0].Install(EmptyState(bounds[0], bounds[1]), g)
+	remotes[0].Install(cluster.EmptyState(bounds[0], bounds[1]), g)
 	err := step(false)
 	if err == nil || !strings.Contains(err.Error(), "diverged from the master's copy") {
 		t.Fatalf("run on a diverged node: %v", err)

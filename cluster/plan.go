@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"slices"
 
 	"github.com/plagd/plagd/invindex"
 )
@@ -18,6 +19,7 @@ type Plan struct {
 	Delete []int64
 	// Holes are unchanged documents whose stored top-k list lost an entry while
 	// full: their list is recomputed from their stored text, never left with a hole.
+	// Which documents they are is defined by the function Holes.
 	Holes []int64
 
 	Params    invindex.Params
@@ -25,6 +27,54 @@ type Plan struct {
 	MinShared int // a pair needs at least this many shared chunks
 	TopK      int // rows kept per document
 	BatchSize int // documents per dispatched batch
+}
+
+// Holes is the rule that decides Plan.Holes: the unchanged live documents
+// whose stored list may have lost an entry while it was full. A list loses
+// entries two ways before a run: its rows to documents that changed are
+// about to be replaced (the new row may not come back, and whatever should
+// move up into its place was never stored), and rows to hard-deleted
+// documents went by cascade (lost counts them per list). A list that held
+// fewer than topK rows before the loss held every pair of at least
+// MinShared chunks, so the run can patch it with the new rows; a list that
+// was full (its rows now, plus those lost, reach topK) is recomputed from
+// its document's stored text.
+//
+// lists are the stored similarity lists by document at the start of the run
+// (what survived the cascade), changed the documents the change log names
+// (inserted, updated or deleted), lost the rows each list lost by cascade,
+// live whether a document is in the archive (not deleted). The result is
+// ascending.
+//
+// This function is the definition, and the SQL that plans real runs is
+// derived from it: the run planner (func holes, beside the code that reads
+// the change log) asks one query over the similarities table, because the
+// lists are there and loading all of them to plan a run would cost more
+// than the run. Its test TestIncrementalHolesQueryIsTheRule checks that
+// query against this function on random archives. The rule is kept in Go
+// because the cluster tests run it without a database: clustertest.Archive
+// plans with it, and every incremental run there is compared with a
+// brute-force recomputation, which is what shows the rule sufficient.
+func Holes(lists map[int64][]Row, changed map[int64]bool, lost map[int64]int, live func(id int64) bool, topK int) []int64 {
+	affected := make(map[int64]int, len(lost)) // document → rows lost by cascade
+	for doc, n := range lost {
+		affected[doc] += n
+	}
+	for doc, list := range lists {
+		for _, r := range list {
+			if _, ok := affected[doc]; !ok && changed[r.Other] {
+				affected[doc] = 0 // lost no row yet, but its row to a changed document is replaced
+			}
+		}
+	}
+	var out []int64
+	for doc, n := range affected {
+		if live(doc) && !changed[doc] && len(lists[doc])+n >= topK {
+			out = append(out, doc)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // SourceText is one document's text as a TextSource delivers it.

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/neardup"
 	"github.com/plagd/plagd/store"
+	"github.com/plagd/plagd/termstat"
 )
 
 // nearModel is what a simhash depends on besides the text: the document
@@ -27,71 +27,18 @@ type nearModel struct {
 	SampleDocs int // documents whose words were counted
 	PairsReal  int
 	PairsSynth int
-	idf        sampleIDF
+	idf        termstat.Table // over the SampleDocs
 	Flip       neardup.FlipModel
 }
 
-// sampleIDF is the smoothed IDF of neardup.DocFreq over a sample of the
-// archive, held as sorted arrays (12 bytes a word instead of a map's ~40).
-// Words seen in one sampled document only are not stored: they weigh the
-// same as words never seen, which is what a rare word should weigh.
-type sampleIDF struct {
-	docs int
-	keys []uint64 // ascending
-	df   []uint32
-}
-
-// IDF implements neardup.IDF.
-func (s *sampleIDF) IDF(feature uint64) float64 {
-	if s.docs == 0 {
-		return 1
+// IDF is what weighs the words of a simhash under m: the document
+// frequencies of the sample, or, with nothing counted (version 0, or an
+// archive without text when the model was built), every word alike.
+func (m *nearModel) IDF() neardup.IDF {
+	if m.idf.Docs == 0 {
+		return neardup.UniformIDF
 	}
-	df := 1
-	if i, ok := slices.BinarySearch(s.keys, feature); ok {
-		df = int(s.df[i])
-	}
-	return math.Log(float64(1+s.docs)/float64(1+df)) + 1
-}
-
-// newSampleIDF keeps the words of d that occur in at least two documents.
-func newSampleIDF(d *neardup.DocFreq) sampleIDF {
-	s := sampleIDF{docs: d.Docs}
-	for k, n := range d.DF {
-		if n >= 2 {
-			s.keys = append(s.keys, k)
-		}
-	}
-	slices.Sort(s.keys)
-	s.df = make([]uint32, len(s.keys))
-	for i, k := range s.keys {
-		s.df[i] = d.DF[k]
-	}
-	return s
-}
-
-// encode is the neardup_models.df column: (feature, df) pairs, little-endian.
-func (s *sampleIDF) encode() []byte {
-	b := make([]byte, 0, 12*len(s.keys))
-	for i, k := range s.keys {
-		b = binary.LittleEndian.AppendUint64(b, k)
-		b = binary.LittleEndian.AppendUint32(b, s.df[i])
-	}
-	return b
-}
-
-func decodeSampleIDF(docs int, b []byte) (sampleIDF, error) {
-	if len(b)%12 != 0 {
-		return sampleIDF{}, fmt.Errorf("document frequencies: %d bytes is not a whole number of entries", len(b))
-	}
-	s := sampleIDF{docs: docs, keys: make([]uint64, len(b)/12), df: make([]uint32, len(b)/12)}
-	for i := range s.keys {
-		s.keys[i] = binary.LittleEndian.Uint64(b[12*i:])
-		s.df[i] = binary.LittleEndian.Uint32(b[12*i+8:])
-		if i > 0 && s.keys[i] <= s.keys[i-1] {
-			return sampleIDF{}, errors.New("document frequencies are not sorted")
-		}
-	}
-	return s, nil
+	return &m.idf
 }
 
 // hasher computes simhashes under one model; one per goroutine (it owns
@@ -116,7 +63,7 @@ func (h *hasher) features(text string) []neardup.Feature {
 
 // hash is text's simhash and per-bit weights.
 func (h *hasher) hash(text string) (uint64, neardup.Weights) {
-	return neardup.Simhash(h.features(text), &h.m.idf)
+	return neardup.Simhash(h.features(text), h.m.IDF())
 }
 
 // encodeWeights is the simhashes.weights column: 64 float32, little-endian.
@@ -155,7 +102,7 @@ func loadNearModel(ctx context.Context, q store.Querier) (*nearModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the near-duplicate model: %w", err)
 	}
-	if m.idf, err = decodeSampleIDF(m.SampleDocs, df); err != nil {
+	if m.idf, err = termstat.Decode(m.SampleDocs, df); err != nil {
 		return nil, fmt.Errorf("near-duplicate model %d: %w (a full run rebuilds it: plagd run --full)", m.Version, err)
 	}
 	m.Flip.Abs = make([]float64, len(flip))
@@ -186,7 +133,7 @@ func insertNearModel(ctx context.Context, tx pgx.Tx, runID int64, m *nearModel) 
 	if err := tx.QueryRow(ctx, `
 		insert into neardup_models (run_id, docs, sample_docs, df, flip, pairs_real, pairs_synth)
 		values ($1, $2, $3, $4, $5, $6, $7) returning version`,
-		runID, m.Docs, m.SampleDocs, m.idf.encode(), flip, m.PairsReal, m.PairsSynth).Scan(&m.Version); err != nil {
+		runID, m.Docs, m.SampleDocs, m.idf.Encode(), flip, m.PairsReal, m.PairsSynth).Scan(&m.Version); err != nil {
 		return fmt.Errorf("store the near-duplicate model: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `delete from neardup_models where version < $1`, m.Version); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/neardup"
+	"github.com/plagd/plagd/termstat"
 )
 
 // nearDupUpdate is what a run writes to simhashes in its commit, so that the
@@ -76,7 +77,7 @@ func (p *nearDupPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 		}
 		p.u.model = p.m
 		p.e.log.Info().Int64("run", r.ID).Int("docs", p.m.Docs).Int("sample_docs", p.m.SampleDocs).
-			Int("features", len(p.m.idf.keys)).Int("pairs_real", p.m.PairsReal).Int("pairs_synth", p.m.PairsSynth).
+			Int("features", p.m.idf.Len()).Int("pairs_real", p.m.PairsReal).Int("pairs_synth", p.m.PairsSynth).
 			Dur("took", time.Since(t)).Msg("near-duplicate model rebuilt; every document is rehashed")
 	}
 	return rebuild, nil
@@ -107,7 +108,7 @@ func (e *Engine) buildNearModel(ctx context.Context, runID int64, indexed, other
 	r := rand.New(rand.NewPCG(uint64(runID), 0x9e3779b97f4a7c15)) // reproducible per run
 	sampleSize := e.cfg.NearDup.SampleDocs
 	pickI, pickO := sample(r, indexed, others, sampleSize)
-	df := neardup.NewDocFreq()
+	df := termstat.NewDocFreq()
 	tok := invindex.NewTokenizer(e.cfg.Params())
 	var words []invindex.Word
 	var fs []neardup.Feature
@@ -128,7 +129,7 @@ func (e *Engine) buildNearModel(ctx context.Context, runID int64, indexed, other
 		return nil, err
 	}
 	m.SampleDocs = df.Docs
-	m.idf = newSampleIDF(df)
+	m.idf = df.Freeze()
 
 	h := m.hasher(e.cfg.Params())
 	pairs, err := e.realPairs(ctx, h)
@@ -143,9 +144,9 @@ func (e *Engine) buildNearModel(ctx context.Context, runID int64, indexed, other
 				continue
 			}
 			a := neardup.TermCounts(words, nil)
-			_, wa := neardup.Simhash(a, &m.idf)
+			_, wa := neardup.Simhash(a, m.IDF())
 			b := neardup.TermCounts(editWords(r, words), nil)
-			_, wb := neardup.Simhash(b, &m.idf)
+			_, wb := neardup.Simhash(b, m.IDF())
 			pairs = append(pairs, neardup.Pair{A: &wa, B: &wb})
 			m.PairsSynth++
 		}

@@ -36,6 +36,11 @@ func classify(ctx context.Context, q store.Querier, changed []int64) (upsert, de
 // be replaced) or lost rows by cascade. Such a list is recomputed from scratch,
 // because the document that should move up into it was never stored. A list
 // that was not full held every pair above min_shared, so it can be patched.
+//
+// The rule is defined by cluster.Holes; this query is that function over the
+// similarities table, so that planning a run does not read every list.
+// TestIncrementalHolesQueryIsTheRule checks the two agree: change one, change
+// both.
 func holes(ctx context.Context, q store.Querier, cs *changeSet, topK int) ([]int64, error) {
 	lostIDs := make([]int64, 0, len(cs.lost))
 	lostN := make([]int32, 0, len(cs.lost))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/plagd/plagd/related"
 	"github.com/plagd/plagd/store"
+	"github.com/plagd/plagd/termstat"
 )
 
 // relatedMaxDFShare drops terms found in more than 5 % of the documents
@@ -45,34 +46,24 @@ func loadRelatedModel(ctx context.Context, q store.Querier) (*relatedModel, erro
 	err := q.QueryRow(ctx, `select version, docs, sample_docs, df from related_models order by version desc limit 1`).
 		Scan(&version, &docs, &sample, &b)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return &relatedModel{Model: related.ModelFrom(0, 0, 0, nil, nil)}, nil
+		return &relatedModel{Model: related.ModelFrom(0, termstat.Table{}, 0)}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the related-documents model: %w", err)
 	}
-	if len(b)%12 != 0 {
-		return nil, fmt.Errorf("related-documents model %d: %d bytes of document frequencies (a full run rebuilds it: plagd run --full)", version, len(b))
+	df, err := termstat.Decode(sample, b)
+	if err != nil {
+		return nil, fmt.Errorf("related-documents model %d: %w (a full run rebuilds it: plagd run --full)", version, err)
 	}
-	terms, df := make([]uint64, len(b)/12), make([]uint32, len(b)/12)
-	for i := range terms {
-		terms[i] = binary.LittleEndian.Uint64(b[12*i:])
-		df[i] = binary.LittleEndian.Uint32(b[12*i+8:])
-	}
-	return &relatedModel{Model: related.ModelFrom(version, sample, relatedMaxDFShare(sample), terms, df), ArchiveDocs: docs}, nil
+	return &relatedModel{Model: related.ModelFrom(version, df, relatedMaxDFShare(sample)), ArchiveDocs: docs}, nil
 }
 
 // insertRelatedModel stores m in tx as a new version (older ones are
 // deleted: every vector is rewritten in the same transaction) and returns it.
 func insertRelatedModel(ctx context.Context, tx pgx.Tx, runID int64, docs int, m *related.Model) (int64, error) {
-	terms, df := m.Terms()
-	b := make([]byte, 0, 12*len(terms))
-	for i, t := range terms {
-		b = binary.LittleEndian.AppendUint64(b, t)
-		b = binary.LittleEndian.AppendUint32(b, df[i])
-	}
 	var v int64
 	if err := tx.QueryRow(ctx, `insert into related_models (run_id, docs, sample_docs, df) values ($1, $2, $3, $4) returning version`,
-		runID, docs, m.Docs, b).Scan(&v); err != nil {
+		runID, docs, m.Docs, m.Encode()).Scan(&v); err != nil {
 		return 0, fmt.Errorf("store the related-documents model: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `delete from related_models where version < $1`, v); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/related"
 	"github.com/plagd/plagd/store"
+	"github.com/plagd/plagd/termstat"
 )
 
 // relatedUpdate is what a run writes to the related-documents tables in its
@@ -562,13 +563,13 @@ func (e *Engine) buildRelatedModel(ctx context.Context, runID int64, rd runDocum
 	r := rand.New(rand.NewPCG(uint64(runID), 0x2545f4914f6cdd1d))
 	pickI, pickO := sample(r, rd.indexed, rd.others, e.cfg.NearDup.SampleDocs)
 	var mu sync.Mutex
-	df := related.NewDocFreq()
+	df := termstat.NewDocFreq()
 	workers := runtime.GOMAXPROCS(0)
 	texts := make(chan idText, 4*workers)
 	var g errgroup.Group
 	for range workers {
 		g.Go(func() error {
-			local := related.NewDelta()
+			local := termstat.NewDelta()
 			a := related.Analyzer{Candidates: langs}
 			for t := range texts {
 				_, terms := a.Analyze(t.text)

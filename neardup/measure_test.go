@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/internal/measure"
+	"github.com/plagd/plagd/termstat"
 
 	"github.com/plagd/plagd/invindex"
 )
@@ -213,7 +214,7 @@ func TestMeasurePrecisionRecall(t *testing.T) {
 
 func prTable(t *testing.T, name string, tok *invindex.Tokenizer, texts []string) {
 	feats := make([][]Feature, len(texts))
-	df := NewDocFreq()
+	df := termstat.NewDocFreq()
 	for i, s := range texts {
 		feats[i] = TermCounts(tok.Words(s, nil), nil)
 		df.Add(feats[i])

@@ -6,20 +6,18 @@ package neardup
 
 import (
 	"math"
-	"slices"
 
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/termstat"
 )
 
 // Bits is the width of a simhash.
 const Bits = 64
 
 // Feature is one distinct word of a document: the tokenizer's 64-bit hash of
-// its normalised form (invindex.Word.Hash, FNV-1a 64) and how often it occurs.
-type Feature struct {
-	Hash  uint64
-	Count uint32
-}
+// its normalised form (invindex.Word.Hash, FNV-1a 64) as Term, and how often
+// it occurs.
+type Feature = termstat.TermCount
 
 // Weights are the per-bit sums W_j of algorithm 1: bit j of the simhash is 1
 // iff W[j] >= 0, and |W[j]| is how hard that bit is to flip.
@@ -29,28 +27,18 @@ type Weights [Bits]float64
 // with their counts. Sorting makes Simhash's floating-point sums independent
 // of word order, so equal documents get bit-identical weights.
 func TermCounts(words []invindex.Word, dst []Feature) []Feature {
-	dst = dst[:0]
-	// Sorting the bare hashes (pdqsort on uint64, no comparator calls) is
-	// about 3 times faster than sorting Features with a comparison function.
 	hs := make([]uint64, len(words))
 	for i, w := range words {
 		hs[i] = w.Hash
 	}
-	slices.Sort(hs)
-	for _, h := range hs {
-		if n := len(dst); n > 0 && dst[n-1].Hash == h {
-			dst[n-1].Count++
-			continue
-		}
-		dst = append(dst, Feature{Hash: h, Count: 1})
-	}
-	return dst
+	return termstat.Count(hs, dst)
 }
 
 // IDF gives the inverse document frequency of a feature. The caller owns the
-// statistics (a DocFreq built from the archive, or a table loaded from the
-// database); the simhash of a document changes when they change, so a stored
-// hash must be recomputed, or kept, deliberately.
+// statistics (a termstat.DocFreq counted over the archive, or a
+// termstat.Table loaded from the database); the simhash of a document
+// changes when they change, so a stored hash must be recomputed, or kept,
+// deliberately.
 type IDF interface {
 	IDF(feature uint64) float64
 }
@@ -63,42 +51,6 @@ func (f IDFFunc) IDF(feature uint64) float64 { return f(feature) }
 
 // UniformIDF weighs every feature 1: plain term-frequency simhash.
 var UniformIDF IDF = IDFFunc(func(uint64) float64 { return 1 })
-
-// DocFreq counts, for each feature, the documents it occurs in. It is the
-// helper for building IDF from a corpus; it is not safe for concurrent use.
-type DocFreq struct {
-	Docs int
-	DF   map[uint64]uint32
-}
-
-// NewDocFreq returns an empty DocFreq.
-func NewDocFreq() *DocFreq { return &DocFreq{DF: make(map[uint64]uint32)} }
-
-// Add counts one document given its distinct features (TermCounts output).
-func (d *DocFreq) Add(features []Feature) {
-	d.Docs++
-	for _, f := range features {
-		d.DF[f.Hash]++
-	}
-}
-
-// Remove undoes Add for a deleted document.
-func (d *DocFreq) Remove(features []Feature) {
-	d.Docs--
-	for _, f := range features {
-		if c := d.DF[f.Hash]; c <= 1 {
-			delete(d.DF, f.Hash)
-		} else {
-			d.DF[f.Hash] = c - 1
-		}
-	}
-}
-
-// IDF is the smoothed ln((1+N)/(1+df)) + 1: positive for every feature,
-// largest for words never seen, so a new word counts like the rarest one.
-func (d *DocFreq) IDF(feature uint64) float64 {
-	return math.Log(float64(1+d.Docs)/float64(1+d.DF[feature])) + 1
-}
 
 // FeatureHash is algorithm 1's UniformHash: the 64-bit pseudo-random vector
 // phi_i of a feature. The word hashes are FNV-1a, whose high bits are poorly
@@ -118,7 +70,7 @@ func tfidf(features []Feature, idf IDF, dst []float64) []float64 {
 	dst = dst[:0]
 	var norm float64
 	for _, f := range features {
-		w := float64(f.Count) * idf.IDF(f.Hash)
+		w := float64(f.Count) * idf.IDF(f.Term)
 		dst = append(dst, w)
 		norm += w * w
 	}
@@ -142,7 +94,7 @@ func Simhash(features []Feature, idf IDF) (uint64, Weights) {
 	var buf [256]float64
 	ws := tfidf(features, idf, buf[:0])
 	for i, f := range features {
-		phi, w := FeatureHash(f.Hash), ws[i]
+		phi, w := FeatureHash(f.Term), ws[i]
 		// Branch-free: the bits of phi are random, so an if/else here
 		// mispredicts half the time (measured: 2/3 of the hashing time).
 		// Adding w·(±1) gives bit-identical sums to adding or subtracting w.
@@ -173,16 +125,16 @@ func Cosine(a, b []Feature, idf IDF) float64 {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
-		case j == len(b) || i < len(a) && a[i].Hash < b[j].Hash:
-			w := float64(a[i].Count) * idf.IDF(a[i].Hash)
+		case j == len(b) || i < len(a) && a[i].Term < b[j].Term:
+			w := float64(a[i].Count) * idf.IDF(a[i].Term)
 			na += w * w
 			i++
-		case i == len(a) || b[j].Hash < a[i].Hash:
-			w := float64(b[j].Count) * idf.IDF(b[j].Hash)
+		case i == len(a) || b[j].Term < a[i].Term:
+			w := float64(b[j].Count) * idf.IDF(b[j].Term)
 			nb += w * w
 			j++
 		default:
-			x := idf.IDF(a[i].Hash)
+			x := idf.IDF(a[i].Term)
 			wa, wb := float64(a[i].Count)*x, float64(b[j].Count)*x
 			dot += wa * wb
 			na += wa * wa

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/termstat"
 )
 
 func features(tok *invindex.Tokenizer, text string) []Feature {
@@ -50,7 +51,7 @@ func TestTermCounts(t *testing.T) {
 	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	fs := features(tok, "b a b c a b")
 	if len(fs) != 3 || !slices.IsSortedFunc(fs, func(a, b Feature) int {
-		if a.Hash < b.Hash {
+		if a.Term < b.Term {
 			return -1
 		}
 		return 1
@@ -86,7 +87,7 @@ func TestSimhashEditDistance(t *testing.T) {
 	r := testRand(t)
 	tok := invindex.NewTokenizer(invindex.DefaultParams())
 	z := rand.NewZipf(r, 1.1, 1, 20000)
-	df := NewDocFreq()
+	df := termstat.NewDocFreq()
 	var docs [][]string
 	for i := range 300 {
 		ws := zipfText(r, z, 500+r.IntN(1000), i+1)
@@ -122,7 +123,7 @@ func TestCosineAndDocFreq(t *testing.T) {
 	if c := Cosine(a, features(tok, "p q"), UniformIDF); c != 0 {
 		t.Errorf("disjoint cosine %v", c)
 	}
-	df := NewDocFreq()
+	df := termstat.NewDocFreq()
 	df.Add(a)
 	df.Add(features(tok, "x"))
 	x := tok.Words("x", nil)[0].Hash

@@ -7,7 +7,6 @@ package related
 // frequencies keyed by hash without a shared dictionary.
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,6 +18,8 @@ import (
 	"github.com/kljensen/snowball/russian"
 	"github.com/kljensen/snowball/spanish"
 	"github.com/kljensen/snowball/swedish"
+
+	"github.com/plagd/plagd/termstat"
 )
 
 // Lang is a language the analyser knows: its stop words and stemmer.
@@ -163,11 +164,9 @@ func Terms(l Lang, words []string, dst []string) []string {
 	return dst
 }
 
-// TermCount is one distinct term of a document and how often it occurs.
-type TermCount struct {
-	Term  uint64 // TermHash of the stem
-	Count uint32
-}
+// TermCount is one distinct term of a document (TermHash of the stem) and
+// how often it occurs.
+type TermCount = termstat.TermCount
 
 // TermHash is the identity of a term: FNV-1a 64 of its UTF-8 form. Stored
 // document frequencies and vectors depend on it: never change it without
@@ -187,16 +186,7 @@ func Count(terms []string, dst []TermCount) []TermCount {
 	for i, t := range terms {
 		hs[i] = TermHash(t)
 	}
-	slices.Sort(hs)
-	dst = dst[:0]
-	for _, h := range hs {
-		if n := len(dst); n > 0 && dst[n-1].Term == h {
-			dst[n-1].Count++
-			continue
-		}
-		dst = append(dst, TermCount{Term: h, Count: 1})
-	}
-	return dst
+	return termstat.Count(hs, dst)
 }
 
 // Analyze is the whole pipeline for one document: words, language among

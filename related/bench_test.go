@@ -3,6 +3,8 @@ package related
 import (
 	"sync"
 	"testing"
+
+	"github.com/plagd/plagd/termstat"
 )
 
 // benchSet is a generated topic corpus of 10k documents, self join.
@@ -11,7 +13,7 @@ var benchSet = sync.OnceValue(func() *Set {
 	n := 10000
 	counts := make([][]TermCount, n)
 	Pool(0).Run(n, func(i int) { counts[i] = Count(Terms(LangNone, Words(c.text(i), nil), nil), nil) })
-	df := NewDocFreq()
+	df := termstat.NewDocFreq()
 	for _, tc := range counts {
 		df.Add(tc)
 	}

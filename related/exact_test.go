@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/internal/testseed"
+	"github.com/plagd/plagd/termstat"
 )
 
 func TestExactBruteForce(t *testing.T) {
@@ -60,7 +61,7 @@ func sampleTexts(t testing.TB) []string {
 // vectorsOf analyses texts and weighs them with a model of the texts
 // themselves.
 func vectorsOf(texts []string, maxDF float64) ([]Vector, []Lang) {
-	df := NewDocFreq()
+	df := termstat.NewDocFreq()
 	counts := make([][]TermCount, len(texts))
 	langs := make([]Lang, len(texts))
 	for i, s := range texts {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/internal/measure"
+	"github.com/plagd/plagd/termstat"
 )
 
 // quality compares results with the exact top k (truth holds the exact top
@@ -239,7 +240,7 @@ func TestMeasureGenerated(t *testing.T) {
 	Pool(0).Run(len(counts), func(i int) {
 		counts[i] = Count(Terms(LangNone, Words(c.text(i), nil), nil), nil)
 	})
-	df := NewDocFreq()
+	df := termstat.NewDocFreq()
 	for _, tc := range counts[:n] {
 		df.Add(tc)
 	}
@@ -247,7 +248,7 @@ func TestMeasureGenerated(t *testing.T) {
 	vecs := make([]Vector, len(counts))
 	Pool(0).Run(len(counts), func(i int) { vecs[i] = m.Vector(counts[i]) })
 	t.Logf("generated %d+%d documents (%d topics, %d-%d words, %.0f%% near-duplicates), analysed and weighed in %ss; model: %d terms (df>=2), MaxDFShare 0.05",
-		n, nq, c.topics, c.minLen, c.maxLen, 100*c.nearDup, secs(time.Since(t0)), len(m.terms))
+		n, nq, c.topics, c.minLen, c.maxLen, 100*c.nearDup, secs(time.Since(t0)), m.Len())
 	counts = nil
 	runtime.GC()
 	// The seed's grid on the whole archive; prefix filtering, whose

@@ -10,6 +10,7 @@ import (
 	"github.com/plagd/plagd/internal/testseed"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/related"
+	"github.com/plagd/plagd/termstat"
 )
 
 func randomVectors(r *rand.Rand, n, vocab, terms int) []related.Vector {
@@ -24,7 +25,7 @@ func randomVectors(r *rand.Rand, n, vocab, terms int) []related.Vector {
 				tc = append(tc, related.TermCount{Term: t, Count: uint32(1 + r.IntN(4))})
 			}
 		}
-		out[i] = related.ModelFrom(1, 0, 0, nil, nil).Vector(sortTerms(tc))
+		out[i] = related.ModelFrom(1, termstat.Table{}, 0).Vector(sortTerms(tc))
 	}
 	return out
 }

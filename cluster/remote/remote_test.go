@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/cluster/clustertest"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -67,9 +68,9 @@ func stateBytes(t *testing.T, st *cluster.NodeState) []byte {
 	return b.Bytes()
 }
 
-// TestRemote_SameAsLocal drives the random history of cluster's
-// TestMaster_TopologyAndIncremental through a master over K local nodes and
-// one over K gRPC nodes on loopback. After every run both must hold the
+// TestRemote_SameAsLocal drives a random history (clustertest.History, as
+// cluster's TestMaster_TopologyAndIncremental does) through a master over K
+// local nodes and one over K gRPC nodes on loopback. After every run both must hold the
 // brute-force reference table, row for row. Small batches and a small message
 // budget make every call stream several messages.
 func TestRemote_SameAsLocal(t *testing.T) {
@@ -79,73 +80,27 @@ func TestRemote_SameAsLocal(t *testing.T) {
 			t.Run(fmt.Sprintf("dfcap=%d/K=%d", dfCap, k), func(t *testing.T) {
 				s := seed(t)
 				rng := rand.New(rand.NewPCG(s, 1))
-				gen := &textGen{rng: rand.New(rand.NewPCG(s, 2))}
+				gen := &clustertest.TextGen{Rng: rand.New(rand.NewPCG(s, 2))}
 				base := cluster.Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 2, TopK: 3, BatchSize: 5, DFCap: dfCap}
 				remote := remoteNodes(t, base.Params, k)
 				masters := []*cluster.Master{
 					cluster.NewMaster(cluster.NewLocalNodes(base.Params, k), zerolog.Nop()),
 					cluster.NewMaster(remote, zerolog.Nop()),
 				}
-				archives := []*memArchive{newMemArchive(base.TopK), newMemArchive(base.TopK)}
-				live := map[int64]string{}
-				var nextID int64
+				archives := []*clustertest.Archive{clustertest.NewArchive(base.TopK), clustertest.NewArchive(base.TopK)}
+				h := clustertest.NewHistory(rng, gen)
 				for run := 1; run <= 25; run++ {
-					type change struct {
-						id   int64
-						text string
-						hard bool
-					}
-					var changes []change
-					for n := rng.IntN(6) + 1; n > 0; n-- {
-						ids := make([]int64, 0, len(live))
-						for id := range live {
-							ids = append(ids, id)
-						}
-						slices.Sort(ids)
-						switch op := rng.IntN(10); {
-						case op < 5 || len(ids) == 0:
-							nextID++
-							changes = append(changes, change{id: nextID, text: gen.text()})
-						case op < 7:
-							changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: gen.text()})
-						case op < 8:
-							changes = append(changes, change{id: ids[rng.IntN(len(ids))], text: " "})
-						default:
-							changes = append(changes, change{id: ids[rng.IntN(len(ids))], hard: true})
-						}
-					}
-					for _, c := range changes {
-						if c.hard {
-							delete(live, c.id)
-						} else {
-							live[c.id] = c.text
-						}
-					}
+					changes := h.Next()
 					full := run == 1 || rng.IntN(10) == 0
-					want := reference(live, base)
+					want := clustertest.Reference(h.Live, base)
 					var tables [2][]cluster.Row
 					for i, m := range masters {
 						a := archives[i]
-						for _, c := range changes {
-							if c.hard {
-								a.hardDelete(c.id)
-							} else {
-								a.live[c.id] = c.text
-								a.changed[c.id] = true
-							}
-						}
-						p := a.plan(full, base)
-						p.Run = int64(run)
-						a.staged = map[int64]string{}
-						out, err := m.Run(context.Background(), p, a)
-						if err != nil {
+						a.Apply(changes)
+						if err := a.Run(context.Background(), m, int64(run), full, base); err != nil {
 							t.Fatalf("master %d run %d: %v", i, run, err)
 						}
-						a.commit(full, out)
-						if err := m.Commit(context.Background(), int64(run)); err != nil {
-							t.Fatal(err)
-						}
-						tables[i] = a.table()
+						tables[i] = a.Table()
 					}
 					if !slices.Equal(tables[1], tables[0]) {
 						t.Fatalf("run %d (full=%v): remote table differs from the in-process one\nremote %v\n local %v", run, full, tables[1], tables[0])
@@ -168,11 +123,11 @@ func TestRemote_SameAsLocal(t *testing.T) {
 					// messages; another generation is refused as stale.
 					tok := invindex.NewTokenizer(base.Params)
 					var texts []string
-					for _, text := range live {
+					for _, text := range h.Live {
 						texts = append(texts, text)
 					}
 					slices.Sort(texts)
-					texts = append(texts, gen.text(), gen.text())
+					texts = append(texts, gen.Text(), gen.Text())
 					if len(texts) > 12 {
 						texts = texts[len(texts)-12:]
 					}

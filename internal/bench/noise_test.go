@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/binary"
 	"hash/fnv"
 	"os"
@@ -68,7 +69,7 @@ func TestChancePairs(t *testing.T) {
 	}
 	slices.SortFunc(real, func(a, b posting) int {
 		if a.key != b.key {
-			return cmpU64(a.key, b.key)
+			return cmp.Compare(a.key, b.key)
 		}
 		return int(a.doc) - int(b.doc)
 	})
@@ -117,14 +118,4 @@ func TestChancePairs(t *testing.T) {
 	if chanceFP > chanceID {
 		t.Errorf("fingerprints added chance pairs: %d > %d", chanceFP, chanceID)
 	}
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

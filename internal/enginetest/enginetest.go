@@ -21,10 +21,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/cluster/clustertest"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/internal/testseed"
-	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/store"
 	"github.com/rs/zerolog"
 )
@@ -35,12 +36,11 @@ type SimRow struct {
 	Shared     int
 }
 
-// Reference computes what the similarities table must hold, the
-// slow obvious way: every live document's chunk set from its current text (each
-// distinct chunk ID with the fingerprint the tokenizer keeps for it), every pair
-// counted with maps (a pair shares chunk c when both have ID c with the same
-// fingerprint), df cap (df counts the ID whatever the fingerprint) and
-// min_shared applied, each list sorted and cut.
+// Reference computes what the similarities table must hold, the slow
+// obvious way: the current text of every live document, extracted as the
+// engine extracts it, handed to clustertest.Reference (every document's
+// chunk set as a map, every pair compared, df cap and min_shared applied,
+// each list sorted and cut).
 func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 	t.Helper()
 	ctx := context.Background()
@@ -48,8 +48,7 @@ func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok := invindex.NewTokenizer(cfg.Params())
-	sets := map[int64]map[uint32]uint8{}
+	live := map[int64]string{}
 	for rows.Next() {
 		var id int64
 		var content []byte
@@ -63,52 +62,19 @@ func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 		} else if tx != nil {
 			text, err = extract.Text([]byte(*tx), "", "text/plain; charset=utf-8", extract.Options{})
 		}
-		if err != nil || text == "" {
-			continue
+		if err == nil && text != "" {
+			live[id] = text
 		}
-		_, chunks, checks := tok.DocChunks(text)
-		if len(chunks) == 0 {
-			continue
-		}
-		set := map[uint32]uint8{}
-		for i, c := range chunks {
-			set[c] = checks[i]
-		}
-		sets[id] = set
 	}
 	rows.Close()
-	df := map[uint32]int{}
-	for _, s := range sets {
-		for c := range s {
-			df[c]++
-		}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	p := cluster.Plan{Params: cfg.Params(), DFCap: cfg.Engine.DFCap, MinShared: cfg.Engine.MinShared, TopK: cfg.Engine.TopK}
 	var out []SimRow
-	for a, sa := range sets {
-		var list []SimRow
-		for b, sb := range sets {
-			if a == b {
-				continue
-			}
-			n := 0
-			for c, fa := range sa {
-				if fb, ok := sb[c]; ok && fa == fb && (cfg.Engine.DFCap <= 0 || df[c] <= cfg.Engine.DFCap) {
-					n++
-				}
-			}
-			if n >= cfg.Engine.MinShared {
-				list = append(list, SimRow{a, b, n})
-			}
-		}
-		slices.SortFunc(list, func(x, y SimRow) int {
-			if x.Shared != y.Shared {
-				return y.Shared - x.Shared
-			}
-			return cmp.Compare(x.Other, y.Other)
-		})
-		out = append(out, list[:min(len(list), cfg.Engine.TopK)]...)
+	for _, r := range clustertest.Reference(live, p) {
+		out = append(out, SimRow{r.Doc, r.Other, int(r.Shared)})
 	}
-	SortRows(out)
 	return out
 }
 
