@@ -60,3 +60,18 @@ func (st *NodeState) CountQuery(q Query) []invindex.Pair {
 	st.Count(c, q.Self, q.Chunks, q.Checks, q.DFCap)
 	return c.Drain(nil, 1)
 }
+
+// QueryNode returns n's partial counts for q: n's own Query when n is a
+// Querier (in this process or another), otherwise its committed state's
+// (Snapshot, NodeState.CountQuery). It is how a master queries every kind
+// of node alike.
+func QueryNode(ctx context.Context, n Node, q Query) ([]invindex.Pair, error) {
+	if qr, ok := n.(Querier); ok {
+		return qr.Query(ctx, q)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	st, _ := n.Snapshot()
+	return st.CountQuery(q), nil
+}

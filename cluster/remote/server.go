@@ -43,7 +43,7 @@ type Server struct {
 	run  atomic.Int64 // the run of the last accepted Begin (fence.go); 0 after Install
 	grpc *grpc.Server
 	// routing is the node's share of the routed feature index (routing.go).
-	routing routingState
+	routing cluster.RoutingShare
 }
 
 // NewServer returns a server for node. It refuses a Security that neither
