@@ -31,7 +31,9 @@
 //     pairs a remote node with the master's copy of its slice (in memory,
 //     or on disk with DiskMirror);
 //   - Querier counts a text that is not in the archive against a node's
-//     committed slice (QueryNode asks any Node);
+//     committed slice, and CountingQuerier does so into the caller's counter
+//     for a slice in this process; Master.Query asks every node through
+//     them;
 //   - RelatedJoiner answers a related-documents join job (RunRelated,
 //     LocalJoiner in this process);
 //   - RoutingPartitions holds partitions of the routed feature index of live

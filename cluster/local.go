@@ -220,6 +220,25 @@ func (n *LocalNode) Install(st *NodeState, gen int64) error {
 
 // Query implements Querier against the committed state.
 func (n *LocalNode) Query(ctx context.Context, q Query) ([]invindex.Pair, error) {
+	st, err := n.queryState(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.CountQuery(q), nil
+}
+
+// QueryInto implements CountingQuerier against the committed state.
+func (n *LocalNode) QueryInto(ctx context.Context, c *invindex.Counter, q Query) error {
+	st, err := n.queryState(ctx, q)
+	if err != nil {
+		return err
+	}
+	st.Count(c, q.Self, q.Chunks, q.Checks, q.DFCap)
+	return nil
+}
+
+// queryState is the committed state q is counted against.
+func (n *LocalNode) queryState(ctx context.Context, q Query) (*NodeState, error) {
 	st, gen := n.Snapshot()
 	if q.Gen != AnyGen && gen != q.Gen {
 		return nil, fmt.Errorf("%w: node has generation %d, the query expects %d", ErrStale, gen, q.Gen)
@@ -230,7 +249,10 @@ func (n *LocalNode) Query(ctx context.Context, q Query) ([]invindex.Pair, error)
 	if len(q.Chunks) != len(q.Checks) {
 		return nil, fmt.Errorf("query: %d chunks but %d fingerprints", len(q.Chunks), len(q.Checks))
 	}
-	return st.CountQuery(q), nil
+	return st, nil
 }
 
-var _ Querier = (*LocalNode)(nil)
+var (
+	_ Querier         = (*LocalNode)(nil)
+	_ CountingQuerier = (*LocalNode)(nil)
+)

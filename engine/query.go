@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/store"
@@ -34,9 +32,10 @@ type QueryMatch struct {
 // engine.top_k). Chunks over engine.df_cap are not counted, as in a run;
 // the cap compares the df of the archive alone, without the query text.
 //
-// Each node counts its range (cluster.QueryNode; with remote nodes the
-// Query RPC) and the master sums the partial counts; the master's copy of a
-// range answers only for a node that cannot.
+// The master counts through its nodes' interfaces (cluster.Master.Query):
+// nodes in this process count into one counter, the others (with remote
+// nodes, the Query RPC) count their range and the master sums the partial
+// counts; the master's copy of a range answers only for a node that cannot.
 //
 // Nothing is stored. The engine loads the committed index from the data
 // directory if it holds none yet (ErrNoIndex when that fails); an engine
@@ -57,34 +56,12 @@ func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top
 	// A DocID no posting holds: the query is counted against every posting.
 	self := docs.MaxID()
 	c := invindex.NewCounter(docs.MaxID())
-	// Every node counts its range (cluster.QueryNode: the node's own Query,
-	// so that a node in another process reads its slice where it lives and
-	// sends back partial counts), concurrently; c sums them.
-	nodes := e.cur().Nodes()
-	parts := make([][]invindex.Pair, len(nodes))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(16)
-	for i, n := range nodes {
-		lo, hi := n.Range()
-		a, _ := slices.BinarySearch(chunks, uint32(lo)) // lo < hi <= 2^32
-		b := len(chunks)
-		if hi < 1<<32 {
-			b, _ = slices.BinarySearch(chunks, uint32(hi))
-		}
-		q := cluster.Query{Gen: cluster.AnyGen, Self: self, Chunks: chunks[a:b], Checks: checks[a:b], DFCap: e.cfg.Engine.DFCap}
-		g.Go(func() (err error) {
-			parts[i], err = cluster.QueryNode(gctx, n, q)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := e.cur().Query(ctx, cluster.Query{Gen: cluster.AnyGen, Self: self, Chunks: chunks, Checks: checks,
+		DFCap: e.cfg.Engine.DFCap}, c); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("query: %w", err)
-	}
-	for _, p := range parts {
-		c.Add(p)
+		return nil, err
 	}
 	if e.minShared == 0 {
 		if err := e.resolveMinShared(ctx); err != nil {
