@@ -10,7 +10,8 @@ import (
 )
 
 // joinRelated runs a related-documents join on the cluster's node processes
-// when the run uses remote nodes, on this process's cores otherwise. The
+// (cluster.RelatedJoiner) when the run uses remote nodes, on this process's
+// cores (cluster.LocalJoiner) otherwise. The
 // queries are split into one contiguous slice per node and each node joins
 // its slice with the whole data set (a query's list does not depend on the
 // other queries, so the lists equal those of one join in one place: the
@@ -19,9 +20,10 @@ import (
 // slower, so a run is not lost to it. When ctx ends the join stops within
 // about one task and returns ctx's error.
 func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]related.Neighbor, error) {
+	var local cluster.LocalJoiner
 	clients := e.relatedClients()
 	if len(clients) == 0 || len(j.Queries) < len(clients) {
-		return cluster.RunRelated(ctx, j)
+		return local.Related(ctx, j)
 	}
 	out := make([][]related.Neighbor, len(j.Queries))
 	var g errgroup.Group
@@ -41,7 +43,7 @@ func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]rel
 				return context.Cause(ctx)
 			default:
 				e.log.Warn().Err(err).Int("queries", hi-lo).Msg("related join on a node failed; the master computes its share")
-				if lists, err = cluster.RunRelated(ctx, part); err != nil {
+				if lists, err = local.Related(ctx, part); err != nil {
 					return err
 				}
 			}
