@@ -78,6 +78,7 @@ var rangeMem sync.Mutex
 // committed the run. Build reports the statistics the node computes
 // (postings, with the node's own estimate of dead base postings; keys;
 // no flipped documents), so Mirrored compares them as with an in-memory copy.
+// Like LocalNode it checks no call order: its runs come through a Staged.
 type DiskMirror struct {
 	files BaseFiles
 
@@ -165,9 +166,6 @@ func (d *DiskMirror) Count(context.Context, []invindex.DocID) ([][]invindex.Pair
 func (d *DiskMirror) Deliver(_ context.Context, docs []invindex.DocChunks, index bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.run == nil {
-		return ErrNoRun
-	}
 	if index {
 		d.added = append(d.added, docs...)
 	}
@@ -179,9 +177,6 @@ func (d *DiskMirror) Deliver(_ context.Context, docs []invindex.DocChunks, index
 func (d *DiskMirror) Build(context.Context) (BuildStats, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.run == nil {
-		return BuildStats{}, ErrNoRun
-	}
 	run, cur := d.run, d.committed
 	if run.Full {
 		rangeMem.Lock()
@@ -280,9 +275,6 @@ func (d *DiskMirror) WithState(f func(st *NodeState, gen int64) error) error {
 func (d *DiskMirror) Commit(_ context.Context, gen int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.run == nil || d.pending == nil {
-		return ErrNoRun
-	}
 	if d.staged {
 		if err := d.files.PublishBase(d.lo, d.hi, d.pending.BaseGen); err != nil {
 			return err

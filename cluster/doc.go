@@ -19,8 +19,28 @@
 //  5. the master returns the rows to write; the daemon commits them in one
 //     PostgreSQL transaction, and only then are the nodes' new slices made current.
 //
-// The master speaks to nodes only through the Node interface. LocalNode runs in
-// the same process; a network transport implements the same interface, so that
-// the algorithm never changes with the topology and results are identical for
-// every K.
+// The master speaks to nodes only through cluster's interfaces, so that the
+// algorithm never changes with the topology and results are identical for
+// every K:
+//
+//   - Node is a node's role in a run. Its call order (Begin; Chunk and
+//     Deliver; Build; Count; Commit or Abort) is checked in one place,
+//     Staged, which the Master puts in front of every node and
+//     cluster/remote's Server in front of the node it serves; the
+//     implementations rely on it. LocalNode runs in this process; Mirrored
+//     pairs a remote node with the master's copy of its slice (in memory,
+//     or on disk with DiskMirror);
+//   - Querier counts a text that is not in the archive against a node's
+//     committed slice, and CountingQuerier does so into the caller's counter
+//     for a slice in this process; Master.Query asks every node through
+//     them;
+//   - RelatedJoiner answers a related-documents join job (RunRelated,
+//     LocalJoiner in this process);
+//   - RoutingPartitions holds partitions of the routed feature index of live
+//     checks (RoutingShare in this process);
+//   - Conn is the master's connection to a node process (Node, Querier,
+//     Worker = RelatedJoiner and RoutingPartitions), and Connector dials
+//     them. cluster/remote implements Conn and Connector over gRPC; the
+//     engine receives its Connector from the command wiring and imports no
+//     transport.
 package cluster

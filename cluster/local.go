@@ -13,6 +13,12 @@ import (
 // nothing is copied per run. Its range is the one it was created with, or the
 // range of the last state installed: a node process starts with no range
 // (NewLocalNode(0, 0)) and the master gives it one by Install.
+//
+// LocalNode checks no call order: it is driven through a Staged (a Master's
+// nodes, the node a remote.Server serves, the copy inside a Mirrored whose
+// calls are staged), which lets Chunk, Deliver, Build, Count and Commit
+// through only within a run and in order, and never concurrently with Begin,
+// Build, Commit, Abort or Install.
 type LocalNode struct {
 	mu        sync.Mutex
 	lo, hi    uint64
@@ -82,11 +88,8 @@ func (n *LocalNode) Begin(_ context.Context, spec RunSpec, removed []invindex.Do
 // own tokenizer, because chunking is the CPU-heavy part of a run.
 func (n *LocalNode) Chunk(ctx context.Context, batch []Text) ([]Chunked, error) {
 	n.mu.Lock()
-	run, pool := n.run, n.tokenizers
+	pool := n.tokenizers
 	n.mu.Unlock()
-	if run == nil {
-		return nil, ErrNoRun
-	}
 	tok := pool.Get().(*invindex.Tokenizer)
 	defer pool.Put(tok)
 	out := make([]Chunked, len(batch))
@@ -104,9 +107,6 @@ func (n *LocalNode) Chunk(ctx context.Context, batch []Text) ([]Chunked, error) 
 func (n *LocalNode) Deliver(_ context.Context, docs []invindex.DocChunks, index bool) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.run == nil {
-		return ErrNoRun
-	}
 	for _, d := range docs {
 		n.chunks[d.Doc] = d
 		if index {
@@ -120,9 +120,6 @@ func (n *LocalNode) Deliver(_ context.Context, docs []invindex.DocChunks, index 
 func (n *LocalNode) Build(ctx context.Context) (BuildStats, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.run == nil {
-		return BuildStats{}, ErrNoRun
-	}
 	var flipped []invindex.DocID
 	switch {
 	case n.run.Full:
@@ -161,9 +158,6 @@ func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invin
 	n.mu.Lock()
 	run, pending, chunks, lo, hi := n.run, n.pending, n.chunks, n.lo, n.hi
 	n.mu.Unlock()
-	if run == nil || pending == nil {
-		return nil, ErrNoRun
-	}
 	c := invindex.NewCounter(0)
 	out := make([][]invindex.Pair, len(docs))
 	for i, d := range docs {
@@ -186,9 +180,6 @@ func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invin
 func (n *LocalNode) Commit(_ context.Context, gen int64) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.run == nil || n.pending == nil {
-		return ErrNoRun
-	}
 	n.committed, n.gen = n.pending, gen
 	n.clearRun()
 	return nil
@@ -229,6 +220,25 @@ func (n *LocalNode) Install(st *NodeState, gen int64) error {
 
 // Query implements Querier against the committed state.
 func (n *LocalNode) Query(ctx context.Context, q Query) ([]invindex.Pair, error) {
+	st, err := n.queryState(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.CountQuery(q), nil
+}
+
+// QueryInto implements CountingQuerier against the committed state.
+func (n *LocalNode) QueryInto(ctx context.Context, c *invindex.Counter, q Query) error {
+	st, err := n.queryState(ctx, q)
+	if err != nil {
+		return err
+	}
+	st.Count(c, q.Self, q.Chunks, q.Checks, q.DFCap)
+	return nil
+}
+
+// queryState is the committed state q is counted against.
+func (n *LocalNode) queryState(ctx context.Context, q Query) (*NodeState, error) {
 	st, gen := n.Snapshot()
 	if q.Gen != AnyGen && gen != q.Gen {
 		return nil, fmt.Errorf("%w: node has generation %d, the query expects %d", ErrStale, gen, q.Gen)
@@ -239,7 +249,10 @@ func (n *LocalNode) Query(ctx context.Context, q Query) ([]invindex.Pair, error)
 	if len(q.Chunks) != len(q.Checks) {
 		return nil, fmt.Errorf("query: %d chunks but %d fingerprints", len(q.Chunks), len(q.Checks))
 	}
-	return st.CountQuery(q), nil
+	return st, nil
 }
 
-var _ Querier = (*LocalNode)(nil)
+var (
+	_ Querier         = (*LocalNode)(nil)
+	_ CountingQuerier = (*LocalNode)(nil)
+)

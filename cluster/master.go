@@ -21,7 +21,8 @@ var ErrNeedFull = errors.New("incremental run impossible, a full run is needed")
 // document table (internal ID ↔ documents.id and chunk counts) and the
 // generation number tying the nodes' slices to the committed run.
 type Master struct {
-	nodes []Node
+	nodes []Node // the nodes behind Staged wrappers: every run call goes through these
+	raw   []Node // the nodes as given (Nodes)
 	log   zerolog.Logger
 
 	mu   sync.Mutex
@@ -33,8 +34,14 @@ type Master struct {
 
 // NewMaster returns a master over nodes, whose ranges must tile the chunk-ID
 // space in order. Its index is empty (generation 0) until Install or a full run.
+// The master calls the nodes through Staged wrappers, so that every node
+// sees a run's calls in order.
 func NewMaster(nodes []Node, log zerolog.Logger) *Master {
-	return &Master{nodes: nodes, log: log, docs: invindex.NewDocTable()}
+	staged := make([]Node, len(nodes))
+	for i, n := range nodes {
+		staged[i] = Stage(n)
+	}
+	return &Master{nodes: staged, raw: nodes, log: log, docs: invindex.NewDocTable()}
 }
 
 // NewLocalNodes returns k in-process nodes splitting the space of p in equal ranges.
@@ -61,8 +68,10 @@ func (m *Master) Docs() *invindex.DocTable {
 	return m.docs
 }
 
-// Nodes returns the master's nodes, in range order.
-func (m *Master) Nodes() []Node { return m.nodes }
+// Nodes returns the master's nodes as given to NewMaster, in range order.
+// Their run calls are the master's: use them for queries, snapshots and
+// their own methods.
+func (m *Master) Nodes() []Node { return m.raw }
 
 // Install replaces the committed state with a loaded index. The states may
 // have any range boundaries covering the space: when they differ from the
@@ -183,7 +192,7 @@ func (m *Master) InstallDisk(docs *invindex.DocTable, files BaseFiles, states []
 			return fmt.Errorf("re-split from the base files: %w", err)
 		}
 	}
-	for i, n := range m.nodes {
+	for i, n := range m.raw {
 		var err error
 		switch d := n.(type) {
 		case *DiskMirror:
@@ -201,6 +210,7 @@ func (m *Master) InstallDisk(docs *invindex.DocTable, files BaseFiles, states []
 		if err != nil {
 			return err
 		}
+		m.nodes[i].(*Staged).discard() // installing discarded the node's run
 	}
 	m.mu.Lock()
 	m.docs, m.gen = docs, gen

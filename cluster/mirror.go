@@ -43,6 +43,9 @@ import (
 // nodes do chunking and counting. With NewDiskMirrored (df_cap = 0) the copy
 // is a DiskMirror: base slices as files, only deltas in memory; the master
 // then reads a range's file for a reload, a compaction or a query fallback.
+//
+// Mirrored checks no call order: the Master calls it through a Staged, so
+// the copy and the remote see a run's calls in order.
 type Mirrored struct {
 	mirror *LocalNode  // the copy in memory (nil with a disk copy)
 	disk   *DiskMirror // the copy on disk (nil with a copy in memory)

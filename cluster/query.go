@@ -2,6 +2,10 @@ package cluster
 
 import (
 	"context"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/invindex"
 )
@@ -59,4 +63,82 @@ func (st *NodeState) CountQuery(q Query) []invindex.Pair {
 	c := invindex.NewCounter(0)
 	st.Count(c, q.Self, q.Chunks, q.Checks, q.DFCap)
 	return c.Drain(nil, 1)
+}
+
+// CountingQuerier is a node whose committed state is in this process: it
+// adds a query's counts to the caller's Counter directly, with no partial
+// list in between (LocalNode). Master.Query counts such nodes one after
+// the other into one Counter; other nodes answer partial lists concurrently.
+type CountingQuerier interface {
+	// QueryInto adds to c what Query would return for q.
+	QueryInto(ctx context.Context, c *invindex.Counter, q Query) error
+}
+
+// queryNode returns n's partial counts for q: n's own Query when n is a
+// Querier (in this process or another), otherwise its committed state's.
+func queryNode(ctx context.Context, n Node, q Query) ([]invindex.Pair, error) {
+	if qr, ok := n.(Querier); ok {
+		return qr.Query(ctx, q)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	st, _ := n.Snapshot()
+	return st.CountQuery(q), nil
+}
+
+// Query counts q (its chunks over the whole chunk-ID space, sorted, with
+// their fingerprints) against the committed index and adds the counts to
+// c: every node counts the chunks of its range, a CountingQuerier into c
+// directly, any other node (a Querier in another process, say) as partial
+// counts, at most 16 concurrently, which c sums. The slices are read where
+// they live. Nothing applies min_shared: the caller drains c.
+func (m *Master) Query(ctx context.Context, q Query, c *invindex.Counter) error {
+	if len(q.Chunks) != len(q.Checks) {
+		return fmt.Errorf("query: %d chunks but %d fingerprints", len(q.Chunks), len(q.Checks))
+	}
+	type partial struct {
+		n     Node
+		q     Query
+		pairs []invindex.Pair
+	}
+	var others []*partial
+	for i, n := range m.raw {
+		if i%4 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		lo, hi := n.Range()
+		a, _ := slices.BinarySearch(q.Chunks, uint32(lo)) // lo < hi <= 2^32
+		b := len(q.Chunks)
+		if hi < 1<<32 {
+			b, _ = slices.BinarySearch(q.Chunks, uint32(hi))
+		}
+		nq := q
+		nq.Chunks, nq.Checks = q.Chunks[a:b], q.Checks[a:b]
+		if cq, ok := n.(CountingQuerier); ok {
+			if err := cq.QueryInto(ctx, c, nq); err != nil {
+				return fmt.Errorf("query: %w", err)
+			}
+			continue
+		}
+		others = append(others, &partial{n: n, q: nq})
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for _, p := range others {
+		g.Go(func() (err error) {
+			p.pairs, err = queryNode(gctx, p.n, p.q)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	for _, p := range others {
+		c.Add(p.pairs)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/cluster"
-	"github.com/plagd/plagd/cluster/remote"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
 )
@@ -27,15 +27,36 @@ import (
 // from that copy. A node that fails during a run fails the run; the next run
 // goes on with the nodes that answer.
 type remoteNodes struct {
-	cfg config.Cluster
-	log zerolog.Logger
+	cfg  config.Cluster
+	log  zerolog.Logger
+	conn cluster.Connector // nil: no transport registered (SetTransport)
 
 	mu      sync.Mutex
-	sec     *remote.Security // read at the first run
-	clients map[string]*remote.Client
-	bytes   map[string]*remote.Traffic // per address, across re-dials
-	up      []string                   // the nodes of the engine's current master; nil before the first run
+	clients map[string]cluster.Conn
+	up      []string // the nodes of the engine's current master; nil before the first run
 }
+
+// Transport makes the cluster.Connector through which an engine reaches
+// the `plagd node` processes of cfg.Nodes. The engine has no transport of
+// its own: the command wiring registers one (cmd/plagd registers
+// cluster/remote's gRPC connector) with SetTransport.
+type Transport func(cfg config.Cluster) cluster.Connector
+
+var transport struct {
+	mu sync.Mutex
+	t  Transport
+}
+
+// SetTransport registers the transport of the engines made afterwards with
+// cluster.nodes.
+func SetTransport(t Transport) {
+	transport.mu.Lock()
+	transport.t = t
+	transport.mu.Unlock()
+}
+
+// errNoTransport: cluster.nodes is set but no transport was registered.
+var errNoTransport = errors.New("cluster.nodes is set but this program registered no cluster transport (engine.SetTransport; the plagd command registers cluster/remote's)")
 
 // pingTimeout bounds each step of the check of a node before a run: a ping
 // on its existing connection, then, if that fails, a fresh dial. A node
@@ -44,20 +65,22 @@ type remoteNodes struct {
 const pingTimeout = 5 * time.Second
 
 func newRemoteNodes(cfg config.Cluster, log zerolog.Logger) *remoteNodes {
-	r := &remoteNodes{cfg: cfg, log: log, clients: map[string]*remote.Client{}, bytes: map[string]*remote.Traffic{}}
-	for _, a := range cfg.Nodes {
-		r.bytes[a] = new(remote.Traffic)
+	r := &remoteNodes{cfg: cfg, log: log, clients: map[string]cluster.Conn{}}
+	transport.mu.Lock()
+	t := transport.t
+	transport.mu.Unlock()
+	if t != nil {
+		r.conn = t(cfg)
 	}
 	return r
 }
 
 // traffic is the total of bytes sent to and received from all nodes so far.
 func (r *remoteNodes) traffic() (sent, received int64) {
-	for _, t := range r.bytes {
-		sent += t.Sent()
-		received += t.Received()
+	if r.conn == nil {
+		return 0, 0
 	}
-	return sent, received
+	return r.conn.Traffic()
 }
 
 func (r *remoteNodes) close() {
@@ -69,32 +92,20 @@ func (r *remoteNodes) close() {
 	}
 }
 
-// security reads the cluster's credentials once.
-func (r *remoteNodes) security() (remote.Security, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.sec == nil {
-		sec, err := remote.LoadSecurity(r.cfg.TLSCert, r.cfg.TLSKey, r.cfg.TLSCA, r.cfg.SecretFile, r.cfg.Insecure)
-		if err != nil {
-			return sec, err
-		}
-		r.sec = &sec
-	}
-	return *r.sec, nil
-}
-
 // ping checks every configured node concurrently, dialling those without a
 // connection, and returns the addresses that answered, in configuration
 // order, with their clients; the others' errors name them. A node that does
 // not answer loses its connection, so that a node restarted at the same
 // address is dialled afresh rather than waited for through gRPC's backoff.
-func (r *remoteNodes) ping(ctx context.Context) ([]string, map[string]*remote.Client, []error) {
-	sec, err := r.security()
-	if err != nil {
+func (r *remoteNodes) ping(ctx context.Context) ([]string, map[string]cluster.Conn, []error) {
+	if r.conn == nil {
+		return nil, nil, []error{errNoTransport}
+	}
+	if err := r.conn.Prepare(); err != nil {
 		return nil, nil, []error{err}
 	}
 	type result struct {
-		c   *remote.Client
+		c   cluster.Conn
 		err error
 	}
 	res := make([]result, len(r.cfg.Nodes))
@@ -111,14 +122,13 @@ func (r *remoteNodes) ping(ctx context.Context) ([]string, map[string]*remote.Cl
 				}
 				c.Close()
 			}
-			c, err := remote.Dial(ctx, addr, sec, remote.Options{
-				Timeout: r.cfg.CallTimeout, DialTimeout: pingTimeout, Traffic: r.bytes[addr]})
+			c, err := r.conn.Dial(ctx, addr, pingTimeout)
 			res[i] = result{c: c, err: err}
 		})
 	}
 	wg.Wait()
 	var up []string
-	clients := map[string]*remote.Client{}
+	clients := map[string]cluster.Conn{}
 	var errs []error
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/store"
@@ -34,9 +32,10 @@ type QueryMatch struct {
 // engine.top_k). Chunks over engine.df_cap are not counted, as in a run;
 // the cap compares the df of the archive alone, without the query text.
 //
-// With remote nodes each node counts its range (cluster.Querier, the Query
-// RPC) and the master sums the partial counts; the master's copy of a range
-// answers only for a node that cannot.
+// The master counts through its nodes' interfaces (cluster.Master.Query):
+// nodes in this process count into one counter, the others (with remote
+// nodes, the Query RPC) count their range and the master sums the partial
+// counts; the master's copy of a range answers only for a node that cannot.
 //
 // Nothing is stored. The engine loads the committed index from the data
 // directory if it holds none yet (ErrNoIndex when that fails); an engine
@@ -57,51 +56,12 @@ func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top
 	// A DocID no posting holds: the query is counted against every posting.
 	self := docs.MaxID()
 	c := invindex.NewCounter(docs.MaxID())
-	// In-process nodes count into c directly. Nodes in other processes
-	// (cluster.Querier, a Mirrored remote) count their range themselves,
-	// concurrently, and send back partial counts, which c sums: the slices
-	// are read where they live, not from the master's copy.
-	type remoteQuery struct {
-		q     cluster.Querier
-		query cluster.Query
-		pairs []invindex.Pair
-	}
-	var remote []*remoteQuery
-	for i, n := range e.cur().Nodes() {
-		if i%4 == 0 && ctx.Err() != nil {
+	if err := e.cur().Query(ctx, cluster.Query{Gen: cluster.AnyGen, Self: self, Chunks: chunks, Checks: checks,
+		DFCap: e.cfg.Engine.DFCap}, c); err != nil {
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		lo, hi := n.Range()
-		a, _ := slices.BinarySearch(chunks, uint32(lo)) // lo < hi <= 2^32
-		b := len(chunks)
-		if hi < 1<<32 {
-			b, _ = slices.BinarySearch(chunks, uint32(hi))
-		}
-		if q, ok := n.(cluster.Querier); ok {
-			if _, local := n.(*cluster.LocalNode); !local {
-				remote = append(remote, &remoteQuery{q: q, query: cluster.Query{Gen: cluster.AnyGen, Self: self,
-					Chunks: chunks[a:b], Checks: checks[a:b], DFCap: e.cfg.Engine.DFCap}})
-				continue
-			}
-		}
-		st, _ := n.Snapshot()
-		st.Count(c, self, chunks[a:b], checks[a:b], e.cfg.Engine.DFCap)
-	}
-	if len(remote) > 0 {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(16)
-		for _, r := range remote {
-			g.Go(func() (err error) {
-				r.pairs, err = r.q.Query(gctx, r.query)
-				return err
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return nil, fmt.Errorf("query: %w", err)
-		}
-		for _, r := range remote {
-			c.Add(r.pairs)
-		}
+		return nil, err
 	}
 	if e.minShared == 0 {
 		if err := e.resolveMinShared(ctx); err != nil {

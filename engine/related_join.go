@@ -5,12 +5,13 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/plagd/plagd/cluster/remote"
+	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/related"
 )
 
 // joinRelated runs a related-documents join on the cluster's node processes
-// when the run uses remote nodes, on this process's cores otherwise. The
+// (cluster.RelatedJoiner) when the run uses remote nodes, on this process's
+// cores (cluster.LocalJoiner) otherwise. The
 // queries are split into one contiguous slice per node and each node joins
 // its slice with the whole data set (a query's list does not depend on the
 // other queries, so the lists equal those of one join in one place: the
@@ -18,10 +19,11 @@ import (
 // replaced by the master computing its slice: the result is the same, only
 // slower, so a run is not lost to it. When ctx ends the join stops within
 // about one task and returns ctx's error.
-func (e *Engine) joinRelated(ctx context.Context, j remote.RelatedJob) ([][]related.Neighbor, error) {
+func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]related.Neighbor, error) {
+	var local cluster.LocalJoiner
 	clients := e.relatedClients()
 	if len(clients) == 0 || len(j.Queries) < len(clients) {
-		return remote.RunRelated(ctx, j)
+		return local.Related(ctx, j)
 	}
 	out := make([][]related.Neighbor, len(j.Queries))
 	var g errgroup.Group
@@ -41,7 +43,7 @@ func (e *Engine) joinRelated(ctx context.Context, j remote.RelatedJob) ([][]rela
 				return context.Cause(ctx)
 			default:
 				e.log.Warn().Err(err).Int("queries", hi-lo).Msg("related join on a node failed; the master computes its share")
-				if lists, err = remote.RunRelated(ctx, part); err != nil {
+				if lists, err = local.Related(ctx, part); err != nil {
 					return err
 				}
 			}
@@ -55,16 +57,16 @@ func (e *Engine) joinRelated(ctx context.Context, j remote.RelatedJob) ([][]rela
 	return out, nil
 }
 
-// relatedClients are the remote nodes of the current master (none with
-// in-process nodes).
-func (e *Engine) relatedClients() []*remote.Client {
+// relatedClients are the node processes of the current master (none with
+// in-process nodes), for related joins and routing partitions.
+func (e *Engine) relatedClients() []cluster.Worker {
 	r := e.remote
 	if r == nil {
 		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []*remote.Client
+	var out []cluster.Worker
 	for _, a := range r.up {
 		if c := r.clients[a]; c != nil {
 			out = append(out, c)

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/plagd/plagd/cluster/remote"
+	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/related"
 	"github.com/plagd/plagd/store"
 	"github.com/plagd/plagd/termstat"
@@ -192,7 +192,7 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 	for i := range same {
 		same[i] = int32(i)
 	}
-	lists, err := e.joinRelated(ctx, remote.RelatedJob{K: cfg.K, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
+	lists, err := e.joinRelated(ctx, cluster.RelatedJob{K: cfg.K, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
 		Data: st.vecs, Queries: st.vecs, Same: same})
 	if err != nil {
 		return err
@@ -302,7 +302,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		}
 		back = make([][]related.Neighbor, len(rest))
 		if len(batch) > 0 && len(rest) > 0 {
-			if back, err = e.joinRelated(ctx, remote.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest}); err != nil {
+			if back, err = e.joinRelated(ctx, cluster.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest}); err != nil {
 				return err
 			}
 		}
@@ -447,7 +447,7 @@ func (e *Engine) exactLists(ctx context.Context, u *relatedUpdate, st *relatedSt
 		i := st.index(id)
 		q[j], same[j] = st.vecs[i], int32(i)
 	}
-	lists, err := e.joinRelated(ctx, remote.RelatedJob{K: e.cfg.Related.K, Method: "exact", Data: st.vecs, Queries: q, Same: same})
+	lists, err := e.joinRelated(ctx, cluster.RelatedJob{K: e.cfg.Related.K, Method: "exact", Data: st.vecs, Queries: q, Same: same})
 	if err != nil {
 		return err
 	}

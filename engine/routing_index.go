@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -11,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/plagd/plagd/cluster/remote"
+	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/routing"
@@ -44,13 +45,13 @@ type routedIndex struct {
 	gen     int64           // bumped by every change
 	pending []routingChange // the changes since genFrom, for delta syncs
 	genFrom int64           // the generation pending starts from
-	nodeGen map[*remote.Client]int64
-	layout  []*remote.Client // the nodes nodeGen is for (a new set reloads them all)
+	nodeGen map[cluster.Worker]int64
+	layout  []cluster.Worker // the nodes nodeGen is for (a new set reloads them all)
 }
 
 // routingChange is one document added to or removed from the index.
 type routingChange struct {
-	doc    remote.RoutingDoc
+	doc    cluster.RoutingDoc
 	remove bool
 }
 
@@ -86,7 +87,7 @@ func (x *routedIndex) refresh(ctx context.Context) error {
 		x.ids = append(x.ids, id)
 		x.dense[id], x.feats[id] = d, fs
 		x.routed.Add(d, fs)
-		x.changed(routingChange{doc: remote.RoutingDoc{ID: d, Features: fs}})
+		x.changed(routingChange{doc: cluster.RoutingDoc{ID: d, Features: fs}})
 		x.seq = seq
 		return nil
 	}); err != nil {
@@ -121,7 +122,7 @@ func (x *routedIndex) remove(id int64) {
 		return
 	}
 	x.routed.Remove(d, x.feats[id])
-	x.changed(routingChange{doc: remote.RoutingDoc{ID: d, Features: x.feats[id]}, remove: true})
+	x.changed(routingChange{doc: cluster.RoutingDoc{ID: d, Features: x.feats[id]}, remove: true})
 	x.ids[d] = 0
 	delete(x.dense, id)
 	delete(x.feats, id)
@@ -141,12 +142,12 @@ func (x *routedIndex) changed(c routingChange) {
 // x.genFrom, a full load of its partitions otherwise. A node that cannot
 // be synced is left out (its partitions are answered from the master's
 // copy).
-func (x *routedIndex) sync(ctx context.Context, clients []*remote.Client) map[*remote.Client]bool {
+func (x *routedIndex) sync(ctx context.Context, clients []cluster.Worker) map[cluster.Worker]bool {
 	if !slices.Equal(clients, x.layout) {
-		x.layout, x.nodeGen = slices.Clone(clients), map[*remote.Client]int64{}
+		x.layout, x.nodeGen = slices.Clone(clients), map[cluster.Worker]int64{}
 	}
-	ready := map[*remote.Client]bool{}
-	var adds, removes []remote.RoutingDoc
+	ready := map[cluster.Worker]bool{}
+	var adds, removes []cluster.RoutingDoc
 	for _, c := range x.pending {
 		if c.remove {
 			removes = append(removes, c.doc)
@@ -160,18 +161,18 @@ func (x *routedIndex) sync(ctx context.Context, clients []*remote.Client) map[*r
 			ready[c] = true
 			continue
 		}
-		s := remote.RoutingSync{From: x.genFrom, To: x.gen, K: x.cfg.Partitions, M: x.cfg.M, Add: adds, Remove: removes}
-		var err error = remote.ErrRoutingStale
+		s := cluster.RoutingSync{From: x.genFrom, To: x.gen, K: x.cfg.Partitions, M: x.cfg.M, Add: adds, Remove: removes}
+		var err error = cluster.ErrRoutingStale
 		if known && g == x.genFrom && x.genFrom >= 0 {
 			err = c.RoutingSync(ctx, s)
 		}
-		if err == remote.ErrRoutingStale {
-			s = remote.RoutingSync{To: x.gen, Full: true, K: x.cfg.Partitions, M: x.cfg.M}
+		if errors.Is(err, cluster.ErrRoutingStale) {
+			s = cluster.RoutingSync{To: x.gen, Full: true, K: x.cfg.Partitions, M: x.cfg.M}
 			for p := i; p < x.cfg.Partitions; p += len(clients) {
 				s.Owned = append(s.Owned, p)
 			}
 			for id, fs := range x.feats {
-				s.Add = append(s.Add, remote.RoutingDoc{ID: x.dense[id], Features: fs})
+				s.Add = append(s.Add, cluster.RoutingDoc{ID: x.dense[id], Features: fs})
 			}
 			err = c.RoutingSync(ctx, s)
 		}
@@ -191,7 +192,7 @@ func (x *routedIndex) sync(ctx context.Context, clients []*remote.Client) map[*r
 // query consults partitions ps (all of them with every) for fs: on the
 // nodes that hold them when there are nodes, in this process otherwise or
 // for a node that cannot answer.
-func (x *routedIndex) query(ctx context.Context, clients []*remote.Client, fs []uint64, ps []int) []routing.Match {
+func (x *routedIndex) query(ctx context.Context, clients []cluster.Worker, fs []uint64, ps []int) []routing.Match {
 	if len(clients) == 0 {
 		res := make([][]routing.Match, len(ps))
 		for j, p := range ps {
@@ -239,7 +240,7 @@ func (x *routedIndex) query(ctx context.Context, clients []*remote.Client, fs []
 
 // candidates returns the documents sharing features with fs, best by
 // Jaccard first, at most n, and the partitions consulted.
-func (x *routedIndex) candidates(ctx context.Context, clients []*remote.Client, fs []uint64, n int) ([]int64, int, error) {
+func (x *routedIndex) candidates(ctx context.Context, clients []cluster.Worker, fs []uint64, n int) ([]int64, int, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.refresh(ctx); err != nil {

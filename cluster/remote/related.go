@@ -7,28 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/nodepb"
 	"github.com/plagd/plagd/related"
 )
-
-// RelatedJob is one slice of a related-documents join run on a node: its
-// queries against the whole data set, exactly or with ZOLIP. The result of
-// a query does not depend on the other queries of the batch, so a join
-// split over nodes by queries gives the lists of the join run in one place.
-type RelatedJob struct {
-	K       int
-	Method  string // exact or zolip
-	Lambda  int
-	Sigma   float64
-	Data    []related.Vector
-	Queries []related.Vector
-	Same    []int32 // per query: its index in Data, or -1
-}
 
 const noSame = math.MaxUint32
 
@@ -82,30 +68,6 @@ func unpackVectors(dst []related.Vector, p *nodepb.RelatedPart) ([]related.Vecto
 	return dst, nil
 }
 
-// RunRelated computes a job where it is: the node's side of the Related
-// RPC, and what the master does itself without nodes.
-//
-// It stops within about one task of ctx ending (related.Stoppable) and then
-// returns ctx's error and no lists.
-func RunRelated(ctx context.Context, j RelatedJob) (lists [][]related.Neighbor, err error) {
-	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
-	err = related.Catch(func() {
-		s := related.Prepare(j.Queries, j.Data, false, pool)
-		if j.Same != nil {
-			s.SameAs(j.Same)
-		}
-		if j.Method == "zolip" {
-			lists, _ = related.ZOLIP(s, related.Params{K: j.K, Lambda: j.Lambda, Sigma: j.Sigma}, pool)
-			return
-		}
-		lists, _ = related.Exact(s, related.NewIndex(s), j.K, pool)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return lists, nil
-}
-
 // Related implements nodepb.NodeServer.
 func (s *Server) Related(stream nodepb.Node_RelatedServer) error {
 	first, err := stream.Recv()
@@ -117,7 +79,7 @@ func (s *Server) Related(stream nodepb.Node_RelatedServer) error {
 		len(jb.Same) != 4*int(jb.Queries) {
 		return badRequest(errors.New("related: the first part must carry a valid job"))
 	}
-	j := RelatedJob{K: int(jb.K), Method: jb.Method, Lambda: int(jb.Lambda), Sigma: jb.Sigma, Same: make([]int32, jb.Queries)}
+	j := cluster.RelatedJob{K: int(jb.K), Method: jb.Method, Lambda: int(jb.Lambda), Sigma: jb.Sigma, Same: make([]int32, jb.Queries)}
 	for i := range j.Same {
 		if v := binary.LittleEndian.Uint32(jb.Same[4*i:]); v != noSame {
 			if v >= uint32(jb.Data) {
@@ -143,7 +105,7 @@ func (s *Server) Related(stream nodepb.Node_RelatedServer) error {
 		return badRequest(fmt.Errorf("related: %d vectors received, the job announced %d", len(all), jb.Data+jb.Queries))
 	}
 	j.Data, j.Queries = all[:jb.Data], all[jb.Data:]
-	lists, err := RunRelated(stream.Context(), j)
+	lists, err := cluster.RunRelated(stream.Context(), j)
 	if err != nil {
 		return err
 	}
@@ -177,15 +139,15 @@ func packNeighbors(lists [][]related.Neighbor) []*nodepb.RelatedLists {
 	return out
 }
 
-// Related runs a job on the node.
-func (c *Client) Related(ctx context.Context, j RelatedJob) ([][]related.Neighbor, error) {
+// Related implements cluster.RelatedJoiner: the node runs the job.
+func (c *Client) Related(ctx context.Context, j cluster.RelatedJob) ([][]related.Neighbor, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	out, err := c.related(ctx, j)
 	return out, c.wrap("related", err)
 }
 
-func (c *Client) related(ctx context.Context, j RelatedJob) ([][]related.Neighbor, error) {
+func (c *Client) related(ctx context.Context, j cluster.RelatedJob) ([][]related.Neighbor, error) {
 	stream, err := c.rpc.Related(ctx)
 	if err != nil {
 		return nil, err

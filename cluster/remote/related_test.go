@@ -61,18 +61,18 @@ func TestRemote_RelatedSameAsLocal(t *testing.T) {
 	}
 	for _, method := range []string{"exact", "zolip"} {
 		for _, s := range [][]int32{nil, same} {
-			j := RelatedJob{K: 5, Method: method, Lambda: 8, Sigma: 0.8, Data: data, Queries: queries, Same: s}
+			j := cluster.RelatedJob{K: 5, Method: method, Lambda: 8, Sigma: 0.8, Data: data, Queries: queries, Same: s}
 			got, err := c.Related(context.Background(), j)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want, _ := RunRelated(context.Background(), j); !reflect.DeepEqual(got, want) {
+			if want, _ := cluster.RunRelated(context.Background(), j); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s (same %v): remote lists differ from local ones", method, s != nil)
 			}
 		}
 	}
 	// A malformed job is refused.
-	if _, err := c.Related(context.Background(), RelatedJob{K: 0, Method: "exact"}); err == nil {
+	if _, err := c.Related(context.Background(), cluster.RelatedJob{K: 0, Method: "exact"}); err == nil {
 		t.Fatal("a job with k = 0 was accepted")
 	}
 }

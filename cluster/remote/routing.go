@@ -4,50 +4,18 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
-	"sync"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/nodepb"
 	"github.com/plagd/plagd/routing"
 )
 
-// routingState is a node's share of the routed feature index: the
-// partitions it owns, at a generation the master names. It lives in memory
-// only; a restarted node is at generation 0 and gets a full load.
-type routingState struct {
-	mu    sync.RWMutex
-	gen   int64
-	k, m  int
-	parts map[int]*routing.Partition
-}
-
-// RoutingDoc is a document's features in a routing sync.
-type RoutingDoc struct {
-	ID       routing.DocID
-	Features []uint64
-}
-
-// RoutingSync is one sync of a node's partitions: a full load (Full) or
-// the changes from generation From.
-type RoutingSync struct {
-	From, To int64
-	Full     bool
-	K, M     int
-	Owned    []int
-	Add      []RoutingDoc
-	Remove   []RoutingDoc
-}
-
-// ErrRoutingStale is a node that is not at the generation asked for: the
-// master sends it a full load.
-var ErrRoutingStale = errors.New("routing partitions not at the expected generation")
-
-func putDocs(docs []RoutingDoc) (ids, lens, feats []byte) {
+func putDocs(docs []cluster.RoutingDoc) (ids, lens, feats []byte) {
 	for _, d := range docs {
 		ids = binary.LittleEndian.AppendUint32(ids, d.ID)
 		lens = binary.LittleEndian.AppendUint32(lens, uint32(len(d.Features)))
@@ -58,7 +26,7 @@ func putDocs(docs []RoutingDoc) (ids, lens, feats []byte) {
 	return ids, lens, feats
 }
 
-func getDocs(dst []RoutingDoc, ids, lens, feats []byte) ([]RoutingDoc, error) {
+func getDocs(dst []cluster.RoutingDoc, ids, lens, feats []byte) ([]cluster.RoutingDoc, error) {
 	if len(ids)%4 != 0 || len(lens) != len(ids) || len(feats)%8 != 0 {
 		return dst, errors.New("routing: malformed documents")
 	}
@@ -73,7 +41,7 @@ func getDocs(dst []RoutingDoc, ids, lens, feats []byte) ([]RoutingDoc, error) {
 			fs[j] = binary.LittleEndian.Uint64(feats[8*(off+j):])
 		}
 		off += n
-		dst = append(dst, RoutingDoc{ID: binary.LittleEndian.Uint32(ids[i:]), Features: fs})
+		dst = append(dst, cluster.RoutingDoc{ID: binary.LittleEndian.Uint32(ids[i:]), Features: fs})
 	}
 	return dst, nil
 }
@@ -88,7 +56,7 @@ func (s *Server) RoutingSync(stream nodepb.Node_RoutingSyncServer) error {
 	if h == nil || h.K < 1 || h.M < 1 || len(h.Owned)%4 != 0 {
 		return badRequest(errors.New("routing sync: the first part must carry a valid header"))
 	}
-	var add, remove []RoutingDoc
+	var add, remove []cluster.RoutingDoc
 	for p := first; ; {
 		if add, err = getDocs(add, p.AddDocs, p.AddLens, p.AddFeatures); err == nil {
 			remove, err = getDocs(remove, p.RemoveDocs, p.RemoveLens, p.RemoveFeatures)
@@ -102,35 +70,13 @@ func (s *Server) RoutingSync(stream nodepb.Node_RoutingSyncServer) error {
 			return err
 		}
 	}
-	st := &s.routing
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if h.Full {
-		st.k, st.m, st.parts = int(h.K), int(h.M), map[int]*routing.Partition{}
-		for i := 0; i < len(h.Owned); i += 4 {
-			st.parts[int(binary.LittleEndian.Uint32(h.Owned[i:]))] = routing.NewPartition()
-		}
-	} else if st.gen != h.From || st.parts == nil {
-		return status.Errorf(codes.FailedPrecondition, "routing sync: the node is at generation %d, not %d", st.gen, h.From)
+	rs := cluster.RoutingSync{From: h.From, To: h.To, Full: h.Full, K: int(h.K), M: int(h.M), Add: add, Remove: remove}
+	for i := 0; i < len(h.Owned); i += 4 {
+		rs.Owned = append(rs.Owned, int(binary.LittleEndian.Uint32(h.Owned[i:])))
 	}
-	var routes []int
-	for _, d := range remove {
-		routes = routing.Route(d.Features, st.k, st.m, routes[:0])
-		for _, p := range routes {
-			if part := st.parts[p]; part != nil {
-				part.Remove(d.ID, d.Features)
-			}
-		}
+	if err := s.routing.RoutingSync(stream.Context(), rs); err != nil {
+		return routingStatus(err)
 	}
-	for _, d := range add {
-		routes = routing.Route(d.Features, st.k, st.m, routes[:0])
-		for _, p := range routes {
-			if part := st.parts[p]; part != nil {
-				part.Add(d.ID, d.Features)
-			}
-		}
-	}
-	st.gen = h.To
 	return stream.SendAndClose(&nodepb.Empty{})
 }
 
@@ -143,20 +89,13 @@ func (s *Server) RoutingQuery(ctx context.Context, r *nodepb.RoutingQueryRequest
 	for i := range fs {
 		fs[i] = binary.LittleEndian.Uint64(r.Features[8*i:])
 	}
-	st := &s.routing
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	if st.gen != r.Gen || st.parts == nil {
-		return nil, status.Errorf(codes.FailedPrecondition, "routing query: the node is at generation %d, not %d", st.gen, r.Gen)
+	ps := make([]int, len(r.Partitions)/4)
+	for i := range ps {
+		ps[i] = int(binary.LittleEndian.Uint32(r.Partitions[4*i:]))
 	}
-	var all []routing.Match
-	for i := 0; i < len(r.Partitions); i += 4 {
-		p := int(binary.LittleEndian.Uint32(r.Partitions[i:]))
-		part := st.parts[p]
-		if part == nil {
-			return nil, badRequest(fmt.Errorf("routing query: partition %d is not on this node", p))
-		}
-		all = append(all, part.Query(fs)...)
+	all, err := s.routing.RoutingQuery(ctx, r.Gen, ps, fs)
+	if err != nil {
+		return nil, routingStatus(err)
 	}
 	out := &nodepb.RoutingMatches{}
 	for _, m := range all {
@@ -167,19 +106,32 @@ func (s *Server) RoutingQuery(ctx context.Context, r *nodepb.RoutingQueryRequest
 	return out, nil
 }
 
-// RoutingSync sends a sync to the node; ErrRoutingStale when the node is
+// routingStatus maps the routing share's errors to the codes the client
+// maps back: a stale share is FailedPrecondition (ErrRoutingStale), a
+// request it cannot answer InvalidArgument.
+func routingStatus(err error) error {
+	switch {
+	case errors.Is(err, cluster.ErrRoutingStale):
+		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.Is(err, cluster.ErrRoutingRequest):
+		return badRequest(err)
+	}
+	return statusOf(err)
+}
+
+// RoutingSync implements cluster.RoutingPartitions: it sends a sync to the node; ErrRoutingStale when the node is
 // not at s.From (send a full load).
-func (c *Client) RoutingSync(ctx context.Context, s RoutingSync) error {
+func (c *Client) RoutingSync(ctx context.Context, s cluster.RoutingSync) error {
 	ctx, cancel := c.ctx(ctx)
 	defer cancel()
 	err := c.routingSync(ctx, s)
 	if status.Code(err) == codes.FailedPrecondition {
-		return ErrRoutingStale
+		return cluster.ErrRoutingStale
 	}
 	return c.wrap("routing sync", err)
 }
 
-func (c *Client) routingSync(ctx context.Context, s RoutingSync) error {
+func (c *Client) routingSync(ctx context.Context, s cluster.RoutingSync) error {
 	stream, err := c.rpc.RoutingSync(ctx)
 	if err != nil {
 		return err
@@ -190,7 +142,7 @@ func (c *Client) routingSync(ctx context.Context, s RoutingSync) error {
 	}
 	parts := []*nodepb.RoutingPart{{Header: h}}
 	// Documents go in parts of about maxPart bytes.
-	add := func(docs []RoutingDoc, removing bool) {
+	add := func(docs []cluster.RoutingDoc, removing bool) {
 		for len(docs) > 0 {
 			n, size := 0, 0
 			for n < len(docs) && (n == 0 || size+8*len(docs[n].Features) <= maxPart) {
@@ -217,7 +169,7 @@ func (c *Client) routingSync(ctx context.Context, s RoutingSync) error {
 	return err
 }
 
-// RoutingQuery asks the node's partitions (which it must own) at generation
+// RoutingQuery implements cluster.RoutingPartitions: it asks the node's partitions (which it must own) at generation
 // gen; ErrRoutingStale when the node is elsewhere.
 func (c *Client) RoutingQuery(ctx context.Context, gen int64, partitions []int, fs []uint64) ([]routing.Match, error) {
 	ctx, cancel := c.ctx(ctx)
@@ -231,7 +183,7 @@ func (c *Client) RoutingQuery(ctx context.Context, gen int64, partitions []int, 
 	}
 	r, err := c.rpc.RoutingQuery(ctx, req)
 	if status.Code(err) == codes.FailedPrecondition {
-		return nil, ErrRoutingStale
+		return nil, cluster.ErrRoutingStale
 	}
 	if err != nil {
 		return nil, c.wrap("routing query", err)

@@ -1,10 +1,3 @@
-// Package remote carries the cluster.Node interface over gRPC, so that a node
-// runs in another process (`plagd node`): Server exposes a node, Client is a
-// cluster.Node calling one. The wire protocol is cluster/nodepb/node.proto;
-// arrays travel as packed little-endian bytes in messages of at most about
-// 1 MiB (codec.go); a node's committed state travels in the index file
-// format (invindex.WriteSlice, invindex.WriteDelta). Security is mutual TLS
-// and/or a shared secret (security.go).
 package remote
 
 import (
@@ -38,12 +31,13 @@ const maxRecv = 16 << 20
 // Every call is authenticated as configured by its Security.
 type Server struct {
 	nodepb.UnimplementedNodeServer
-	node cluster.Node
+	node cluster.Node // the served node behind a cluster.Staged: run calls arrive in order or are refused
+	raw  cluster.Node // the served node itself (its Query)
 	log  zerolog.Logger
 	run  atomic.Int64 // the run of the last accepted Begin (fence.go); 0 after Install
 	grpc *grpc.Server
 	// routing is the node's share of the routed feature index (routing.go).
-	routing routingState
+	routing cluster.RoutingShare
 }
 
 // NewServer returns a server for node. It refuses a Security that neither
@@ -62,7 +56,7 @@ func NewServer(node cluster.Node, sec Security, log zerolog.Logger) (*Server, er
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
-	s := &Server{node: node, log: log, grpc: grpc.NewServer(opts...)}
+	s := &Server{node: cluster.Stage(node), raw: node, log: log, grpc: grpc.NewServer(opts...)}
 	nodepb.RegisterNodeServer(s.grpc, s)
 	return s, nil
 }
@@ -84,7 +78,7 @@ func statusOf(err error) error {
 		return nil
 	case errors.Is(err, cluster.ErrStale):
 		return status.Error(codes.FailedPrecondition, err.Error())
-	case errors.Is(err, cluster.ErrNoRun):
+	case errors.Is(err, cluster.ErrNoRun), errors.Is(err, cluster.ErrOrder):
 		return status.Error(codes.Aborted, err.Error())
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, err.Error())
@@ -239,7 +233,7 @@ func (s *Server) Count(r *nodepb.CountRequest, stream nodepb.Node_CountServer) e
 // Query implements nodepb.NodeServer. It belongs to no run (queries overlap
 // runs), so it is not fenced; the generation check stands in for the fence.
 func (s *Server) Query(r *nodepb.QueryRequest, stream nodepb.Node_QueryServer) error {
-	q, ok := s.node.(cluster.Querier)
+	q, ok := s.raw.(cluster.Querier)
 	if !ok {
 		return status.Error(codes.Unimplemented, "query: this node does not count queries")
 	}
