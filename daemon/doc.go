@@ -16,6 +16,7 @@
 //   - logging (logging.go): zerolog, JSON or console;
 //   - the HTTP listener that serves those endpoints and the web interface.
 //
-// It also still holds `plagd ingest` (ingest.go) and the status summary
-// (status.go), which read and write the archive through package store.
+// It also still holds `plagd ingest` (ingest.go), which writes the archive
+// through package store. The status summary (runs, pending changes, failed
+// documents) is store.LoadStatus.
 package daemon

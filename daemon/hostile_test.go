@@ -130,7 +130,7 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	}
 	checkStatuses(t, pool, apiID, sqlID)
 	checkStoredFields(t, pool, apiID)
-	st, err := LoadStatus(ctx, pool, 5, 100)
+	st, err := store.LoadStatus(ctx, store.NewDB(pool), 5, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

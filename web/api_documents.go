@@ -13,8 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/store"
 )
@@ -85,7 +83,7 @@ func (s *Server) apiListDocuments(w http.ResponseWriter, r *http.Request) {
 			q.Get("status"), strings.Join(documentStatuses, ", ")))
 		return
 	}
-	docs, more, err := store.ListDocuments(r.Context(), s.pool, store.DocumentQuery{
+	docs, more, err := store.ListDocuments(r.Context(), s.db, store.DocumentQuery{
 		Search: strings.TrimSpace(q.Get("q")), Status: status, Limit: limit, Offset: offset})
 	if err != nil {
 		s.apiDocFail(w, r, err)
@@ -102,7 +100,7 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
 	var id int64
-	err = s.audited(r, func(tx pgx.Tx) (err error) {
+	err = s.audited(r, func(tx store.Querier) (err error) {
 		id, err = store.CreateDocument(r.Context(), tx, in)
 		return err
 	})
@@ -114,7 +112,7 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 	if warning == "" {
 		near = s.recordNearDups(r.Context(), id, text)
 	}
-	d, err := store.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -191,7 +189,7 @@ func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	d, err := store.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -203,14 +201,13 @@ func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {
 				"everyone may see what it matches and how much (GET /api/v1/documents/%d/similar)", id, id))
 			return
 		}
-		var body string
-		err := s.pool.QueryRow(r.Context(), `select body from document_texts where doc_id = $1`, id).Scan(&body)
+		body, err := store.DocumentText(r.Context(), s.db, id)
 		switch {
-		case errors.Is(err, pgx.ErrNoRows):
+		case errors.Is(err, store.ErrNoText):
 			apiError(w, http.StatusNotFound, "no_text", noTextMessage(d))
 			return
 		case err != nil:
-			s.apiDocFail(w, r, fmt.Errorf("read the text of document %d: %w", id, err))
+			s.apiDocFail(w, r, err)
 			return
 		}
 		resp.Text = &body
@@ -248,7 +245,7 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 	if deleted != nil && !*deleted {
 		p.Undelete = true
 	}
-	err = s.audited(r, func(tx pgx.Tx) error {
+	err = s.audited(r, func(tx store.Querier) error {
 		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
 			return err
 		}
@@ -268,7 +265,7 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 	if newContent && warning == "" && (deleted == nil || !*deleted) {
 		near = s.recordNearDups(r.Context(), id, text)
 	}
-	d, err := store.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -431,11 +428,11 @@ func (s *Server) apiDeleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, noDocument(r.PathValue("id")))
 		return
 	}
-	if err := s.audited(r, func(tx pgx.Tx) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
+	if err := s.audited(r, func(tx store.Querier) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	d, err := store.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -455,11 +452,11 @@ func (s *Server) apiSimilar(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	if _, err := store.GetDocument(r.Context(), s.pool, id); err != nil {
+	if _, err := store.GetDocument(r.Context(), s.db, id); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	rows, err := store.Similar(r.Context(), s.pool, id)
+	rows, err := store.Similar(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return

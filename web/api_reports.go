@@ -112,7 +112,7 @@ func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Doc
 		return store.Document{}, engine.Report{}, false
 	}
 	ctx := r.Context()
-	doc, err := store.GetDocument(ctx, s.pool, id)
+	doc, err := store.GetDocument(ctx, s.db, id)
 	if err != nil {
 		s.apiReportFail(w, r, documentError(err))
 		return doc, engine.Report{}, false
@@ -134,7 +134,7 @@ func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Doc
 		return doc, raw, false
 	}
 	if err == nil {
-		raw, err = freshen(ctx, s.pool, raw)
+		raw, err = freshen(ctx, s.db, raw)
 	}
 	if err != nil {
 		s.apiReportFail(w, r, err)
@@ -266,7 +266,7 @@ func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := s.engine.CheckText(r.Context(), text, 0, engine.PassageOptions{})
 	if err == nil {
-		raw, err = freshen(r.Context(), s.pool, raw)
+		raw, err = freshen(r.Context(), s.db, raw)
 	}
 	if err != nil {
 		s.apiReportFail(w, r, err)

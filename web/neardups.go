@@ -152,7 +152,7 @@ func (s *Server) uploadedRows(ctx context.Context, param string) []uploadedRow {
 		if err != nil || id <= 0 || len(out) == maxUploadedShown {
 			continue
 		}
-		d, err := store.GetDocument(ctx, s.pool, id)
+		d, err := store.GetDocument(ctx, s.db, id)
 		if err != nil {
 			continue // deleted for good since, or a made-up id
 		}
@@ -190,7 +190,7 @@ func (s *Server) apiNearDuplicates(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if _, err := store.GetDocument(ctx, s.pool, id); err != nil {
+	if _, err := store.GetDocument(ctx, s.db, id); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}

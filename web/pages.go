@@ -10,9 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/store"
 )
 
@@ -20,18 +17,18 @@ import (
 // the recent runs and the schedule.
 type overviewData struct {
 	pageBase
-	Docs      daemon.DocCounts
+	Docs      store.DocCounts
 	Pending   int
-	Failed    []daemon.FailedDoc
-	Runs      []daemon.RunInfo
-	LastRun   *daemon.RunInfo
+	Failed    []store.FailedDoc
+	Runs      []store.RunInfo
+	LastRun   *store.RunInfo
 	Running   bool
 	HasDaemon bool
 	NextRun   time.Time
 }
 
 func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
-	st, err := daemon.LoadStatus(r.Context(), s.pool, 10, 50)
+	st, err := store.LoadStatus(r.Context(), s.db, 10, 50)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -47,7 +44,7 @@ func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // runState fills what the overview and runs pages share.
-func (s *Server) runState(r *http.Request, title string, st daemon.Status) overviewData {
+func (s *Server) runState(r *http.Request, title string, st store.Status) overviewData {
 	d := overviewData{pageBase: s.base(r, title), Docs: st.Documents, Pending: st.Pending, Failed: st.Failed, Runs: st.Runs}
 	if s.runner != nil {
 		d.HasDaemon, d.Running, d.NextRun = true, s.runner.Running(), s.runner.NextRun()
@@ -56,7 +53,7 @@ func (s *Server) runState(r *http.Request, title string, st daemon.Status) overv
 }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
-	st, err := daemon.LoadStatus(r.Context(), s.pool, 200, 0)
+	st, err := store.LoadStatus(r.Context(), s.db, 200, 0)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -99,7 +96,7 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	dq := store.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Limit: documentsPageSize, Offset: offset}
-	docs, more, err := store.ListDocuments(r.Context(), s.pool, dq)
+	docs, more, err := store.ListDocuments(r.Context(), s.db, dq)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -155,7 +152,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			in.Title = strings.TrimSuffix(in.Filename, filepath.Ext(in.Filename))
 		}
 		var id int64
-		err = s.audited(r, func(tx pgx.Tx) (err error) {
+		err = s.audited(r, func(tx store.Querier) (err error) {
 			id, err = store.CreateDocument(r.Context(), tx, in)
 			return err
 		})
@@ -248,7 +245,7 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Content, p.Filename, p.ContentType = content, &name, &ctype
 	}
-	err := s.audited(r, func(tx pgx.Tx) error {
+	err := s.audited(r, func(tx store.Querier) error {
 		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
 			return err
 		}
@@ -283,7 +280,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, fmt.Errorf("%w: no such document", errNotFound))
 		return
 	}
-	if err := s.audited(r, func(tx pgx.Tx) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
+	if err := s.audited(r, func(tx store.Querier) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}

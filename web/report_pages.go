@@ -47,11 +47,7 @@ func checkStatus(err error) (int, string) {
 // lastRun is the id of the last committed run (0: none yet): reports are
 // cached per run, since a run may change texts and similarity lists.
 func (s *Server) lastRun(ctx context.Context) (int64, error) {
-	var id int64
-	if err := s.pool.QueryRow(ctx, `select coalesce(max(id), 0) from runs where status = 'committed'`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("read the last run: %w", err)
-	}
-	return id, nil
+	return store.LastCommittedRun(ctx, s.db)
 }
 
 // rawReport is the raw report of a stored document (all its sources, no
@@ -73,7 +69,7 @@ func (s *Server) rawReport(ctx context.Context, id int64) (engine.Report, error)
 			opt.Align.Suppress = sup
 		}
 		start := time.Now()
-		rep, err := engine.Passages(ctx, s.pool, s.cfg, id, 0, opt)
+		rep, err := engine.Passages(ctx, s.db.Pool, s.cfg, id, 0, opt)
 		if err == nil {
 			s.log.Debug().Int64("doc", id).Int("sources", len(rep.Sources)).Dur("took", time.Since(start)).Msg("report aligned")
 		}
@@ -124,7 +120,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	doc, err := store.GetDocument(ctx, s.pool, id)
+	doc, err := store.GetDocument(ctx, s.db, id)
 	if err != nil {
 		s.pageError(w, r, documentError(err))
 		return
@@ -152,7 +148,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 			if doc.Status == "pending" {
 				v.Notice = "The document changed after the last run: this report shows the version that run indexed. The next run updates it."
 			}
-			if raw, err = freshen(ctx, s.pool, raw); err != nil {
+			if raw, err = freshen(ctx, s.db, raw); err != nil {
 				s.pageError(w, r, err)
 				return
 			}
@@ -192,7 +188,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	raw, err := s.rawReport(ctx, id)
 	if errors.Is(err, engine.ErrNoText) {
-		if _, gerr := store.GetDocument(ctx, s.pool, id); gerr != nil {
+		if _, gerr := store.GetDocument(ctx, s.db, id); gerr != nil {
 			err = documentError(gerr)
 		} else {
 			err = problemf(errNotFound, "document %d has no report yet: it is pending, failed or deleted", id)
@@ -202,7 +198,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	if raw, err = freshen(ctx, s.pool, raw); err != nil {
+	if raw, err = freshen(ctx, s.db, raw); err != nil {
 		s.pageError(w, r, err)
 		return
 	}
@@ -399,7 +395,7 @@ func (s *Server) checkResult(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	rep, err := freshen(r.Context(), s.pool, e.Report)
+	rep, err := freshen(r.Context(), s.db, e.Report)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -428,7 +424,7 @@ func (s *Server) checkCompare(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	rep, err := freshen(r.Context(), s.pool, e.Report)
+	rep, err := freshen(r.Context(), s.db, e.Report)
 	if err != nil {
 		s.pageError(w, r, err)
 		return

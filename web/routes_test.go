@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/auth"
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/store"
 )
@@ -302,7 +301,7 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		v    any
-	}{{"Document", store.Document{}}, {"SimilarRow", store.SimilarRow{}}, {"RunInfo", daemon.RunInfo{}},
+	}{{"Document", store.Document{}}, {"SimilarRow", store.SimilarRow{}}, {"RunInfo", store.RunInfo{}},
 		{"Report", engine.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", engine.SourceReport{}},
 		{"NearDuplicate", engine.NearDuplicate{}}, {"RelatedDocument", engine.RelatedDoc{}}, {"RelatedList", relatedList{}}} {
 		name := c.name

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/store"
 )
 
 // usageError marks errors caused by bad arguments (exit code 2).
@@ -55,13 +55,13 @@ func logger(cfg config.Config) zerolog.Logger {
 // open loads the configuration and connects to its database, checking the
 // schema: the start of every command that works on the archive. The caller
 // closes the pool.
-func (g *globals) open(ctx context.Context) (config.Config, *pgxpool.Pool, error) {
+func (g *globals) open(ctx context.Context) (config.Config, *store.DB, error) {
 	cfg, err := g.config()
 	if err != nil {
 		return cfg, nil, err
 	}
-	pool, err := connect(ctx, cfg)
-	return cfg, pool, err
+	db, err := connect(ctx, cfg)
+	return cfg, db, err
 }
 
 // exactlyOneArg is an Args check whose message names what the one argument is.
@@ -74,8 +74,10 @@ func exactlyOneArg(what string) cobra.PositionalArgs {
 	}
 }
 
-// connect opens a pool and checks that the schema is the one this binary expects.
-func connect(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
+// connect opens a pool and checks that the schema is the one this binary
+// expects. The commands run no SQL themselves: they pass the pool to store,
+// engine, daemon and auth.
+func connect(ctx context.Context, cfg config.Config) (*store.DB, error) {
 	pool, err := daemon.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -84,7 +86,7 @@ func connect(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
 		pool.Close()
 		return nil, err
 	}
-	return pool, nil
+	return store.NewDB(pool), nil
 }
 
 func printf(format string, args ...any) { fmt.Fprintf(os.Stdout, format, args...) }

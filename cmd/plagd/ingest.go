@@ -55,11 +55,11 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			cfg, pool, err := g.open(ctx)
+			cfg, db, err := g.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
+			defer db.Close()
 
 			opt := daemon.IngestOptions{
 				Kind:     kind,
@@ -73,9 +73,9 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 				opt.Check = &check
 				opt.Extract = sandbox.New(cfg.SandboxConfig(), logger(cfg))
 				defer opt.Extract.Close()
-				opt.NearDups = engine.NewNearDups(pool, cfg)
+				opt.NearDups = engine.NewNearDups(db.Pool, cfg)
 			}
-			sum, err := daemon.Ingest(ctx, pool, opt, logger(cfg))
+			sum, err := daemon.Ingest(ctx, db.Pool, opt, logger(cfg))
 			printIngestSummary(sum)
 			if err != nil {
 				return err

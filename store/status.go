@@ -1,4 +1,4 @@
-package daemon
+package store
 
 import (
 	"context"
@@ -6,9 +6,35 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/plagd/plagd/store"
 )
+
+// changedEntry selects the change-log entries that make a document pending:
+// it was inserted, updated or deleted since the last run ('insert',
+// 'update', 'delete'). It is the engine's definition (engine.PendingChanges
+// calls PendingDocuments) and the only one: the status page, the runs API,
+// the document lists and a report's header all count with it.
+//
+// The other entries ('lost', 'lost_related', written by the delete trigger
+// of migrations 0001 and 0004) name documents whose own text did not
+// change: a hard delete took a member out of their similarity or related
+// list, which the next run recomputes in full. Such a document stays
+// indexed, with a valid report; calling it pending would make the status
+// page's count disagree with the documents listed as pending, and
+// "pending" would no longer mean "its text waits for the next run". No run
+// is missed by leaving them out: the same trigger logs the deleted
+// document's own 'delete' entry in the same transaction, so the count is
+// above zero whenever a lost entry waits.
+const changedEntry = `op not like 'lost%'`
+
+// PendingDocuments counts the documents waiting for the next run: those
+// with a changedEntry in the change log (including hard-deleted ids).
+func PendingDocuments(ctx context.Context, q Querier) (int, error) {
+	var n int
+	if err := q.QueryRow(ctx, `select count(distinct doc_id) from plagd_changes where `+changedEntry).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count pending documents: %w", err)
+	}
+	return n, nil
+}
 
 // readSnapshot makes a report's several queries agree with each other even
 // while a run commits: one repeatable-read snapshot, read only.
@@ -18,40 +44,19 @@ var readSnapshot = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.R
 // is waiting for the next one, and which documents failed and why.
 type Status struct {
 	Runs []RunInfo `json:"runs"`
-	// Pending is the number of distinct documents in the change log,
-	// including those whose similarity list lost an entry to a deletion.
+	// Pending is the number of distinct documents waiting for the next run
+	// (PendingDocuments), hard-deleted ones included.
 	Pending       int         `json:"pending"`
 	OldestPending *time.Time  `json:"oldest_pending,omitempty"`
 	Documents     DocCounts   `json:"documents"`
 	Failed        []FailedDoc `json:"failed"`
 }
 
-// RunInfo is one row of the runs table.
-type RunInfo struct {
-	ID       int64      `json:"id"`
-	Kind     string     `json:"kind"`
-	Status   string     `json:"status"`
-	Started  time.Time  `json:"started"`
-	Finished *time.Time `json:"finished,omitempty"`
-	// Duration is finished - started, the time so far for a running run,
-	// and 0 for a run that ended without recording when (a crashed master).
-	Duration       time.Duration `json:"duration_ns"`
-	DocsChanged    int           `json:"docs_changed"`
-	DocsIndexed    int           `json:"docs_indexed"`
-	DocsDeleted    int           `json:"docs_deleted"`
-	DocsFailed     int           `json:"docs_failed"`
-	DocsRecomputed int           `json:"docs_recomputed"`
-	Postings       int64         `json:"postings"`
-	RowsWritten    int64         `json:"rows_written"`
-	Error          string        `json:"error,omitempty"`
-	Host           string        `json:"host,omitempty"`
-	PID            int           `json:"pid,omitempty"`
-}
-
 // DocCounts splits the live documents by state: Total = Indexed + Failed +
-// Pending. A document with an entry in the change log is pending whatever
-// its last status was, as the schema defines. Deleted counts soft-deleted
-// rows, which leave the index at the next run but stay in the table.
+// Pending. A document with a changedEntry in the change log is pending
+// whatever its last status was, as the schema defines. Deleted counts
+// soft-deleted rows, which leave the index at the next run but stay in the
+// table.
 type DocCounts struct {
 	Total   int `json:"total"`
 	Indexed int `json:"indexed"`
@@ -73,18 +78,18 @@ type FailedDoc struct {
 // LoadStatus reads the newest runs (at most runs) and failed documents (at
 // most failed, by id). It only reads, so it is safe while a run is going on;
 // the counts come from one snapshot.
-func LoadStatus(ctx context.Context, pool *pgxpool.Pool, runs int, failed int) (Status, error) {
+func LoadStatus(ctx context.Context, db *DB, runs int, failed int) (Status, error) {
 	var st Status
-	tx, err := pool.BeginTx(ctx, readSnapshot)
+	tx, err := db.BeginTx(ctx, readSnapshot)
 	if err != nil {
 		return st, fmt.Errorf("status: %w", err)
 	}
 	defer tx.Rollback(ctx)
 
-	if st.Runs, err = loadRuns(ctx, tx, runs); err != nil {
-		return st, err
+	if st.Runs, _, err = ListRuns(ctx, tx, runs, 0); err != nil {
+		return st, fmt.Errorf("status: %w", err)
 	}
-	err = tx.QueryRow(ctx, `select count(distinct doc_id), min(at) from plagd_changes`).Scan(&st.Pending, &st.OldestPending)
+	err = tx.QueryRow(ctx, `select count(distinct doc_id), min(at) from plagd_changes where `+changedEntry).Scan(&st.Pending, &st.OldestPending)
 	if err != nil {
 		return st, fmt.Errorf("status: read change log: %w", err)
 	}
@@ -98,7 +103,7 @@ func LoadStatus(ctx context.Context, pool *pgxpool.Pool, runs int, failed int) (
 		    count(*) filter (where d.deleted_at is not null)
 		from documents d
 		left join document_status s on s.doc_id = d.id
-		left join (select distinct doc_id from plagd_changes) p on p.doc_id = d.id`).
+		left join (select distinct doc_id from plagd_changes where `+changedEntry+`) p on p.doc_id = d.id`).
 		Scan(&d.Total, &d.Indexed, &d.Failed, &d.Pending, &d.Deleted)
 	if err != nil {
 		return st, fmt.Errorf("status: count documents: %w", err)
@@ -109,43 +114,12 @@ func LoadStatus(ctx context.Context, pool *pgxpool.Pool, runs int, failed int) (
 	return st, nil
 }
 
-func loadRuns(ctx context.Context, q store.Querier, limit int) ([]RunInfo, error) {
-	rows, err := q.Query(ctx, `
-		select id, kind, status, started_at, finished_at,
-		       coalesce(extract(epoch from case
-		           when finished_at is not null then finished_at - started_at
-		           when status = 'running' then clock_timestamp() - started_at end), 0),
-		       docs_changed, docs_indexed, docs_deleted, docs_failed, docs_recomputed,
-		       postings, rows_written, coalesce(error, ''), coalesce(host, ''), coalesce(pid, 0)
-		from runs order by id desc limit $1`, max(limit, 0))
-	if err != nil {
-		return nil, fmt.Errorf("status: read runs: %w", err)
-	}
-	defer rows.Close()
-	out := []RunInfo{}
-	for rows.Next() {
-		var r RunInfo
-		var secs float64
-		if err := rows.Scan(&r.ID, &r.Kind, &r.Status, &r.Started, &r.Finished, &secs,
-			&r.DocsChanged, &r.DocsIndexed, &r.DocsDeleted, &r.DocsFailed, &r.DocsRecomputed,
-			&r.Postings, &r.RowsWritten, &r.Error, &r.Host, &r.PID); err != nil {
-			return nil, fmt.Errorf("status: read runs: %w", err)
-		}
-		r.Duration = time.Duration(secs * float64(time.Second)).Round(time.Millisecond)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("status: read runs: %w", err)
-	}
-	return out, nil
-}
-
-func loadFailed(ctx context.Context, q store.Querier, limit int) ([]FailedDoc, error) {
+func loadFailed(ctx context.Context, q Querier, limit int) ([]FailedDoc, error) {
 	rows, err := q.Query(ctx, `
 		select d.id, coalesce(d.external_id, ''), coalesce(d.filename, ''), coalesce(s.error, '')
 		from document_status s join documents d on d.id = s.doc_id
 		where s.status = 'failed' and d.deleted_at is null
-		  and not exists (select 1 from plagd_changes c where c.doc_id = d.id)
+		  and not exists (select 1 from plagd_changes c where c.doc_id = d.id and `+changedEntry+`)
 		order by d.id limit $1`, max(limit, 0))
 	if err != nil {
 		return nil, fmt.Errorf("status: read failed documents: %w", err)
@@ -160,7 +134,7 @@ func loadFailed(ctx context.Context, q store.Querier, limit int) ([]FailedDoc, e
 		// An integrator's row may hold anything a text column takes (escape
 		// sequences, bidi overrides), and reasons stored before plagd
 		// sanitised them too: the status is printed on terminals and pages.
-		f.ExternalID, f.Filename, f.Error = store.PathShown(f.ExternalID), store.PathShown(f.Filename), store.ReasonField(f.Error)
+		f.ExternalID, f.Filename, f.Error = PathShown(f.ExternalID), PathShown(f.Filename), ReasonField(f.Error)
 		out = append(out, f)
 	}
 	if err := rows.Err(); err != nil {
