@@ -68,13 +68,13 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	// 1. The API's store function: every field hostile.
 	h := hostileLine()
 	apiID, err := store.CreateDocument(ctx, pool, store.DocumentInput{
-		ExternalID: "ext" + h, Title: h, Author: h, Kind: h,
+		Header:   store.Header{ExternalID: "ext" + h, Title: h, Author: h, Kind: h},
 		Filename: h + ".pdf", ContentType: "application/pdf", Content: hostilePDF(),
 	})
 	if err != nil {
 		t.Fatalf("store.CreateDocument with hostile fields: %v", err)
 	}
-	textID, err := store.CreateDocument(ctx, pool, store.DocumentInput{Title: "text", Text: base + "\x00 \xff\xfe " + c.Text()})
+	textID, err := store.CreateDocument(ctx, pool, store.DocumentInput{Header: store.Header{Title: "text"}, Text: base + "\x00 \xff\xfe " + c.Text()})
 	if err != nil {
 		t.Fatalf("store.CreateDocument with a text holding NUL and invalid UTF-8: %v", err)
 	}

@@ -29,14 +29,12 @@ var (
 // DocumentInput is a new document: a file (Content, with Filename for the
 // format) or plain text, with what the archive knows about it.
 type DocumentInput struct {
-	ExternalID          string // "" = none (NULL)
-	Title, Author, Kind string
-	Year                int // 0 = unknown
-	Filename            string
-	ContentType         string
-	Content             []byte // the file; nil when Text is given
-	Text                string
-	Restricted          bool
+	// Header: ExternalID "" is none (NULL), Year 0 unknown.
+	Header
+	Filename    string
+	ContentType string
+	Content     []byte // the file; nil when Text is given
+	Text        string
 }
 
 // CreateDocument stores a new document; the next run indexes it.
@@ -192,6 +190,10 @@ func DeleteDocument(ctx context.Context, pool Querier, id int64) error {
 }
 
 // Document is a document's header and processing state, without its text.
+// It declares Header's fields one by one instead of embedding it: JSON
+// keeps the fields' order, and the API's documents have restricted after
+// size, which an embedded Header would move (the answers must not change);
+// Head returns them as a Header.
 type Document struct {
 	ID          int64      `json:"id"`
 	ExternalID  string     `json:"external_id,omitempty"`

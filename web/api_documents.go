@@ -153,13 +153,8 @@ func (s *Server) documentInput(r *http.Request) (store.DocumentInput, error) {
 		return in, err
 	}
 	var body struct {
-		ExternalID string `json:"external_id"`
-		Title      string `json:"title"`
-		Author     string `json:"author"`
-		Kind       string `json:"kind"`
-		Year       int    `json:"year"`
-		Text       string `json:"text"`
-		Restricted bool   `json:"restricted"`
+		store.Header
+		Text string `json:"text"`
 	}
 	if err := decodeJSON(r, &body, true); err != nil {
 		return in, err
@@ -171,11 +166,9 @@ func (s *Server) documentInput(r *http.Request) (store.DocumentInput, error) {
 		return in, problemf(errBadRequest, "year %d is not a year: give a number such as 2024, or leave it out", body.Year)
 	}
 	text, err := plainText(body.Text)
-	return store.DocumentInput{
-		ExternalID: strings.TrimSpace(body.ExternalID), Title: strings.TrimSpace(body.Title),
-		Author: strings.TrimSpace(body.Author), Kind: strings.TrimSpace(body.Kind), Year: body.Year,
-		Text: text, Restricted: body.Restricted,
-	}, err
+	h := body.Header
+	h.ExternalID, h.Title, h.Author, h.Kind = strings.TrimSpace(h.ExternalID), strings.TrimSpace(h.Title), strings.TrimSpace(h.Author), strings.TrimSpace(h.Kind)
+	return store.DocumentInput{Header: h, Text: text}, err
 }
 
 func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {

@@ -167,19 +167,13 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 
 // apiDocHead is a document's header in a pair report.
 type apiDocHead struct {
-	ID           int64  `json:"id"`
-	ExternalID   string `json:"external_id,omitempty"`
-	Title        string `json:"title,omitempty"`
-	Author       string `json:"author,omitempty"`
-	Kind         string `json:"kind,omitempty"`
-	Year         int    `json:"year,omitempty"`
-	Restricted   bool   `json:"restricted"`
-	TextWithheld bool   `json:"text_withheld,omitempty"` // the excerpts of this side are left out
+	ID int64 `json:"id"`
+	store.Header
+	TextWithheld bool `json:"text_withheld,omitempty"` // the excerpts of this side are left out
 }
 
 func apiHead(h docHeader, withheld bool) apiDocHead {
-	return apiDocHead{ID: h.ID, ExternalID: h.ExternalID, Title: h.Title, Author: h.Author, Kind: h.Kind,
-		Year: h.Year, Restricted: h.Restricted, TextWithheld: withheld}
+	return apiDocHead{ID: h.ID, Header: h.Header, TextWithheld: withheld}
 }
 
 // apiPairBody is the report of a document and one of its sources.

@@ -116,8 +116,7 @@ type nearDupSection struct {
 func (s *Server) nearDupView(res nearDupResult, compareBase string, sources []engine.SourceReport, pending bool) *nearDupSection {
 	v := &nearDupSection{H: s.cfg.NearDup.Distance, Error: res.Err}
 	for _, d := range res.List {
-		row := nearDupRow{docHeader: docHeader{ID: d.ID, ExternalID: d.ExternalID, Title: d.Title, Author: d.Author,
-			Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}, Distance: d.Distance, Pending: d.Pending,
+		row := nearDupRow{docHeader: docHeader{ID: d.ID, Header: d.Head()}, Distance: d.Distance, Pending: d.Pending,
 			Link: "/documents/" + strconv.FormatInt(d.ID, 10)}
 		if compareBase != "" && slices.ContainsFunc(sources, func(x engine.SourceReport) bool { return x.ID == d.ID }) {
 			row.Compare = compareBase + "/compare/" + strconv.FormatInt(d.ID, 10)
@@ -158,7 +157,7 @@ func (s *Server) uploadedRows(ctx context.Context, param string) []uploadedRow {
 		}
 		name := d.Filename
 		if name == "" {
-			name = docHeader{ID: d.ID, ExternalID: d.ExternalID, Title: d.Title}.Name()
+			name = docHeader{ID: d.ID, Header: d.Head()}.Name()
 		}
 		res, checked := s.nearDupsOf(ctx, id)
 		near := s.nearDupView(res, "", nil, true)

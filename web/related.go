@@ -73,8 +73,7 @@ type relatedSection struct {
 func relatedView(res relatedResult, indexed bool) *relatedSection {
 	v := &relatedSection{Error: res.Err, Unindexed: !indexed}
 	for _, d := range res.List {
-		v.Rows = append(v.Rows, relatedRow{docHeader: docHeader{ID: d.ID, ExternalID: d.ExternalID, Title: d.Title,
-			Author: d.Author, Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}, Cosine: d.Cosine,
+		v.Rows = append(v.Rows, relatedRow{docHeader: docHeader{ID: d.ID, Header: d.Header}, Cosine: d.Cosine,
 			Link: "/documents/" + strconv.FormatInt(d.ID, 10)})
 	}
 	return v

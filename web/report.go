@@ -366,11 +366,8 @@ func withQuery(path string, v url.Values) string {
 
 // docHeader is what the archive says about a document now.
 type docHeader struct {
-	ID                        int64
-	ExternalID, Title, Author string
-	Kind                      string
-	Year                      int
-	Restricted                bool
+	ID int64
+	store.Header
 }
 
 // Name is how a document is called on a page: its title, else its
@@ -423,11 +420,11 @@ func freshen(ctx context.Context, db store.Querier, rep engine.Report) (engine.R
 }
 
 func sourceHeader(s engine.SourceReport) docHeader {
-	return docHeader{ID: s.ID, ExternalID: s.ExternalID, Title: s.Title, Author: s.Author, Kind: s.Kind, Year: s.Year, Restricted: s.Restricted}
+	return docHeader{ID: s.ID, Header: store.Header{ExternalID: s.ExternalID, Title: s.Title, Author: s.Author, Kind: s.Kind, Year: s.Year, Restricted: s.Restricted}}
 }
 
 func reportHeader(rep engine.Report) docHeader {
-	return docHeader{ID: rep.Doc, ExternalID: rep.ExternalID, Title: rep.Title, Author: rep.Author, Kind: rep.Kind, Year: rep.Year, Restricted: rep.Restricted}
+	return docHeader{ID: rep.Doc, Header: store.Header{ExternalID: rep.ExternalID, Title: rep.Title, Author: rep.Author, Kind: rep.Kind, Year: rep.Year, Restricted: rep.Restricted}}
 }
 
 // ---- the view of a report ----

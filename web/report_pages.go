@@ -125,7 +125,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, documentError(err))
 		return
 	}
-	h := docHeader{ID: doc.ID, ExternalID: doc.ExternalID, Title: doc.Title, Author: doc.Author, Kind: doc.Kind, Year: doc.Year, Restricted: doc.Restricted}
+	h := docHeader{ID: doc.ID, Header: doc.Head()}
 	base := s.base(r, h.Name())
 	v := reportView{pageBase: base, Base: "/documents/" + strconv.FormatInt(id, 10), Doc: h, Status: doc.Status,
 		Error: doc.Error, Filename: doc.Filename, Q: rq, Edit: base.Can("staff"), Print: s.now()}
@@ -401,7 +401,7 @@ func (s *Server) checkResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := reportView{pageBase: s.base(r, "Check: "+checkName(e)), Base: "/check/" + e.Key,
-		Doc: docHeader{Title: checkName(e)}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
+		Doc: docHeader{Header: store.Header{Title: checkName(e)}}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
 	v.Region = buildRegion(rep, rq, v.Base, true) // the caller's own text
 	v.NearDups = s.nearDupView(e.Near, v.Base, e.Report.Sources, false)
 	s.showReport(w, r, v)
@@ -434,7 +434,7 @@ func (s *Server) checkCompare(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	v.Doc, v.IsCheck, v.Filename = docHeader{Title: checkName(e)}, true, e.Filename
+	v.Doc, v.IsCheck, v.Filename = docHeader{Header: store.Header{Title: checkName(e)}}, true, e.Filename
 	v.Title = checkName(e) + " ↔ " + v.Src.Name()
 	s.render(w, r, http.StatusOK, "compare", v)
 }

@@ -41,11 +41,11 @@ func routePath(pattern string, id, other int64) string {
 func TestEveryRouteRefusesAnonymousAndWrongRole(t *testing.T) {
 	e := newAPIEnv(t, true, nil)
 	ctx := context.Background()
-	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "one", Text: words(1, 60)})
+	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "one"}, Text: words(1, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "two", Text: words(2, 60)})
+	other, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "two"}, Text: words(2, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestRouteGuard_CSRFTokensAndDisabledUsers(t *testing.T) {
 	staffTok := e.user("sam", auth.RoleStaff)
 	cookie, csrf := e.session("ada")
 	staffCookie, staffCSRF := e.session("sam")
-	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "one", Text: words(1, 60)})
+	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "one"}, Text: words(1, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
