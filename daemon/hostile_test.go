@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/hostile"
 	"github.com/plagd/plagd/internal/pgtest"
@@ -96,7 +97,7 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	if err := os.MkdirAll(deep, 0o755); err == nil {
 		putFile(t, filepath.Join(deep, "deep.txt"), c.Text())
 	}
-	sum, err := Ingest(ctx, pool, IngestOptions{Roots: []string{dir}}, enginetest.Logger(t))
+	sum, err := ingest.Files(ctx, store.NewDB(pool), ingest.Options{Roots: []string{dir}}, enginetest.Logger(t))
 	if err != nil {
 		t.Fatalf("ingest: %v", err)
 	}
@@ -212,6 +213,16 @@ func checkStoredFields(t *testing.T, pool *pgxpool.Pool, apiID int64) {
 		}
 	}
 	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func putFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

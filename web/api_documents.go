@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,12 +15,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/store"
 )
 
 // The documents part of the JSON API (openapi.json describes each route).
-// Writes go through the daemon's document functions, the same contract as
-// an integrator's: the change-log trigger picks them up and the next run
+// New content enters through package ingest (read once, stored, compared
+// with the archive), other writes through package store: the same contract
+// as an integrator's, the change-log trigger picks them up and the next run
 // processes them.
 
 // Page sizes of the API's lists.
@@ -98,29 +101,21 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
-	var id int64
-	err = s.audited(r, func(tx store.Querier) (err error) {
-		id, err = store.CreateDocument(r.Context(), tx, in)
-		return err
-	})
+	res, err := s.docs.Create(r.Context(), s.auditedTx(r), in)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	var near nearDupResult
-	if warning == "" {
-		near = s.recordNearDups(r.Context(), id, text)
-	}
-	d, err := store.GetDocument(r.Context(), s.db, id)
+	near := s.uploadNearDups(res)
+	d, err := store.GetDocument(r.Context(), s.db, res.ID)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Str("filename", in.Filename).
-		Bool("unreadable", warning != "").Int("near_duplicates", len(near.List)).Msg("document created through the API")
-	w.Header().Set("Location", fmt.Sprintf("/api/v1/documents/%d", id))
-	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: warning}.withNearDups(near))
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", res.ID).Str("filename", in.Filename).
+		Bool("unreadable", res.Warning != "").Int("near_duplicates", len(near.List)).Msg("document created through the API")
+	w.Header().Set("Location", fmt.Sprintf("/api/v1/documents/%d", res.ID))
+	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: res.Warning}.withNearDups(near))
 }
 
 // documentInput reads a new document from a multipart form (a file in the
@@ -231,33 +226,18 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	newContent := p.Content != nil || p.Text != nil
-	var text, warning string
-	if newContent {
-		text, warning = s.extractText(r.Context(), p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ptrValue(p.Text))
-	}
 	if deleted != nil && !*deleted {
 		p.Undelete = true
 	}
-	err = s.audited(r, func(tx store.Querier) error {
-		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
-			return err
-		}
-		if err := store.UpdateDocument(r.Context(), tx, id, p); err != nil {
-			return err
-		}
-		if deleted != nil && *deleted {
-			return store.DeleteDocument(r.Context(), tx, id)
-		}
-		return nil
-	})
+	res, err := s.docs.Update(r.Context(), s.auditedTx(r), ingest.Change{ID: id, Patch: p, Delete: deleted != nil && *deleted,
+		Guard: func(ctx context.Context, q store.Querier) error {
+			return checkRestrictedChange(ctx, q, who(r), id, p.Restricted)
+		}})
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	var near nearDupResult
-	if newContent && warning == "" && (deleted == nil || !*deleted) {
-		near = s.recordNearDups(r.Context(), id, text)
-	}
+	near := s.uploadNearDups(res)
 	d, err := store.GetDocument(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
@@ -265,7 +245,7 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_content", newContent).
 		Int("near_duplicates", len(near.List)).Msg("document updated through the API")
-	resp := documentResponse{Document: d, Warning: warning}
+	resp := documentResponse{Document: d, Warning: res.Warning}
 	if newContent {
 		resp = resp.withNearDups(near)
 	}

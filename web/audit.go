@@ -10,6 +10,7 @@ import (
 
 	"github.com/plagd/plagd/audit"
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/safetext"
 	"github.com/plagd/plagd/store"
 )
@@ -35,6 +36,12 @@ func (s *Server) audited(r *http.Request, fn func(tx store.Querier) error) error
 	}
 	s.logAudit(entries)
 	return nil
+}
+
+// auditedTx is audited as the transaction package ingest stores a
+// document in.
+func (s *Server) auditedTx(r *http.Request) ingest.Tx {
+	return func(_ context.Context, fn func(q store.Querier) error) error { return s.audited(r, fn) }
 }
 
 // usersAs is the user store acting as the caller of r.

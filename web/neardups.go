@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/store"
 )
 
@@ -32,16 +33,17 @@ type nearDupResult struct {
 // database's error is logged, the caller learns only that it failed.
 const nearDupFailed = "the near-duplicate check could not be made (the server log has the details); the next run checks the document again"
 
-// recordNearDups is the upload-time check of document id, just stored with
-// its extracted text: the candidates, and id's hash recorded so that the
-// next upload is compared with it before any run.
-func (s *Server) recordNearDups(ctx context.Context, id int64, text string) nearDupResult {
-	dups, err := s.neardups.CheckAndRecord(ctx, id, text)
-	if err != nil {
-		s.log.Error().Err(err).Int64("doc", id).Msg("near-duplicate check at upload")
-		return nearDupResult{List: nonNil(dups), Err: nearDupFailed}
+// uploadNearDups is the upload-time check of a document just stored (or
+// given new content) through package ingest, which compared its text with
+// the archive and recorded its hash so that the next upload is compared
+// with it before any run. Without a check (an unreadable file) the list is
+// empty.
+func (s *Server) uploadNearDups(res ingest.Result) nearDupResult {
+	if res.NearDupsErr != nil {
+		s.log.Error().Err(res.NearDupsErr).Int64("doc", res.ID).Msg("near-duplicate check at upload")
+		return nearDupResult{List: nonNil(res.NearDups), Err: nearDupFailed}
 	}
-	return nearDupResult{List: nonNil(dups)}
+	return nearDupResult{List: nonNil(res.NearDups)}
 }
 
 // checkNearDups finds the near-duplicates of a text that is not stored.

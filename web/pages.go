@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/store"
 )
 
@@ -151,11 +153,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			in.ExternalID = ""
 			in.Title = strings.TrimSuffix(in.Filename, filepath.Ext(in.Filename))
 		}
-		var id int64
-		err = s.audited(r, func(tx store.Querier) (err error) {
-			id, err = store.CreateDocument(r.Context(), tx, in)
-			return err
-		})
+		res, err := s.docs.Create(r.Context(), s.auditedTx(r), in)
 		if err != nil {
 			if errors.Is(err, store.ErrExternalIDTaken) {
 				notes = append(notes, uploadName(fh.Filename)+": "+err.Error())
@@ -166,19 +164,18 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		stored++
 		if len(ids) < maxUploadedShown {
-			ids = append(ids, strconv.FormatInt(id, 10))
+			ids = append(ids, strconv.FormatInt(res.ID, 10))
 		}
-		text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
-		if warning != "" {
+		if res.Warning != "" {
 			warned++
-			notes = append(notes, in.Filename+": stored, but "+warning)
+			notes = append(notes, in.Filename+": stored, but "+res.Warning)
 			continue
 		}
-		res := s.recordNearDups(r.Context(), id, text)
-		if res.Err != "" {
-			notes = append(notes, in.Filename+": stored, but "+res.Err)
+		nd := s.uploadNearDups(res)
+		if nd.Err != "" {
+			notes = append(notes, in.Filename+": stored, but "+nd.Err)
 		}
-		if len(res.List) > 0 {
+		if len(nd.List) > 0 {
 			near++
 		}
 	}
@@ -245,27 +242,23 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Content, p.Filename, p.ContentType = content, &name, &ctype
 	}
-	err := s.audited(r, func(tx store.Querier) error {
-		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
-			return err
-		}
-		return store.UpdateDocument(r.Context(), tx, id, p)
-	})
+	res, err := s.docs.Update(r.Context(), s.auditedTx(r), ingest.Change{ID: id, Patch: p,
+		Guard: func(ctx context.Context, q store.Querier) error {
+			return checkRestrictedChange(ctx, q, who(r), id, p.Restricted)
+		}})
 	if err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}
 	done := "Saved."
-	if p.Content != nil {
+	if res.Checked {
 		// the replacement is compared at once; the report page lists what it found
-		if text, warning := s.extractText(r.Context(), p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ""); warning == "" {
-			res := s.recordNearDups(r.Context(), id, text)
-			switch {
-			case res.Err != "":
-				done += " But " + res.Err + "."
-			case len(res.List) > 0:
-				done += " The new file is a near-duplicate of another document: see Near-duplicates."
-			}
+		nd := s.uploadNearDups(res)
+		switch {
+		case nd.Err != "":
+			done += " But " + nd.Err + "."
+		case len(nd.List) > 0:
+			done += " The new file is a near-duplicate of another document: see Near-duplicates."
 		}
 	}
 	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_file", p.Content != nil).Msg("document edited")

@@ -12,6 +12,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/store"
 )
 
@@ -76,6 +77,9 @@ type Server struct {
 	// only; nothing of them reaches the database.
 	checks *checkCache
 	logins *loginThrottle
+	// docs is the way a document's new content enters: read once by
+	// extract, stored, compared with neardups (package ingest).
+	docs *ingest.Documents
 	// uploads bounds the uploads read and processed at once.
 	uploads *uploadSlots
 	now     func() time.Time
@@ -103,6 +107,7 @@ func New(opt Options) (*Server, error) {
 	if s.neardups == nil {
 		s.neardups = engine.NewNearDups(opt.DB.Pool, opt.Config)
 	}
+	s.docs = ingest.New(s.extract, opt.Config.ExtractOptions(), s.neardups, opt.Log)
 	s.register()
 	return s, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/pan"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/store"
@@ -161,7 +162,7 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 	defer lock.Release()
 
 	t := time.Now()
-	sum, err := daemon.Ingest(ctx, db.Pool, daemon.IngestOptions{Roots: []string{corpus.SuspDir, corpus.SrcDir},
+	sum, err := ingest.Files(ctx, db, ingest.Options{Roots: []string{corpus.SuspDir, corpus.SrcDir},
 		Exts: []string{".txt"}, MaxBytes: cfg.Extract.MaxBytes}, log)
 	if err != nil {
 		return err

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/safetext"
 )
 
@@ -61,7 +61,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 			}
 			defer db.Close()
 
-			opt := daemon.IngestOptions{
+			opt := ingest.Options{
 				Kind:     kind,
 				Roots:    args,
 				Exts:     exts,
@@ -75,7 +75,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 				defer opt.Extract.Close()
 				opt.NearDups = engine.NewNearDups(db.Pool, cfg)
 			}
-			sum, err := daemon.Ingest(ctx, db.Pool, opt, logger(cfg))
+			sum, err := ingest.Files(ctx, db, opt, logger(cfg))
 			printIngestSummary(sum)
 			if err != nil {
 				return err
@@ -90,7 +90,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 	return cmd
 }
 
-func printIngestSummary(s daemon.IngestSummary) {
+func printIngestSummary(s ingest.Summary) {
 	printf("added %d, updated %d, unchanged %d, failed %d", s.Added, s.Updated, s.Unchanged, s.Failed)
 	if s.Skipped > 0 {
 		printf(", skipped %d (other extensions)", s.Skipped)
@@ -142,7 +142,7 @@ func shown(s string) string { return safetext.Line(s, 1000) }
 
 // ingestOutcome turns "nothing stored" into an error; single failed files
 // are reported, not fatal.
-func ingestOutcome(s daemon.IngestSummary, exts []string) error {
+func ingestOutcome(s ingest.Summary, exts []string) error {
 	switch {
 	case s.Stored() > 0:
 		return nil
