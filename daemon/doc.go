@@ -16,7 +16,9 @@
 //   - logging (logging.go): zerolog, JSON or console;
 //   - the HTTP listener that serves those endpoints and the web interface.
 //
-// It also still holds `plagd ingest` (ingest.go), which writes the archive
-// through package store. The status summary (runs, pending changes, failed
-// documents) is store.LoadStatus.
+// Its own SQL is the master lock's, the LISTEN on the change log and the
+// metrics' document counts. `plagd ingest` is package ingest's, the status
+// summary (runs, pending changes, failed documents) is store.LoadStatus,
+// and whether a run is due asks engine.PendingChanges (store's one
+// definition of a pending document).
 package daemon
