@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/store"
 	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 )
@@ -309,20 +310,12 @@ func (d *Daemon) refreshGauges(ctx context.Context) {
 	if n, err := engine.PendingChanges(ctx, d.pool); err == nil {
 		d.metrics.pending.Set(float64(n))
 	}
-	rows, err := d.pool.Query(ctx, `
-		select coalesce(s.status, case when d.deleted_at is null then 'pending' else 'deleted' end), count(*)
-		from documents d left join document_status s on s.doc_id = d.id group by 1`)
+	c, err := store.CountDocuments(ctx, d.pool)
 	if err != nil {
 		return
 	}
-	defer rows.Close()
-	d.metrics.documents.Reset()
-	for rows.Next() {
-		var status string
-		var n int
-		if rows.Scan(&status, &n) == nil {
-			d.metrics.documents.WithLabelValues(status).Set(float64(n))
-		}
+	for status, n := range map[string]int{"indexed": c.Indexed, "failed": c.Failed, "pending": c.Pending, "deleted": c.Deleted} {
+		d.metrics.documents.WithLabelValues(status).Set(float64(n))
 	}
 }
 

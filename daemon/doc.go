@@ -16,6 +16,9 @@
 //   - logging (logging.go): zerolog, JSON or console;
 //   - the HTTP listener that serves those endpoints and the web interface.
 //
-// It also still holds `plagd ingest` (ingest.go) and the status summary
-// (status.go), which read and write the archive through package store.
+// Its own SQL is the master lock's and the LISTEN on the change log; the
+// metrics' document counts are store.CountDocuments. `plagd ingest` is package ingest's, the status
+// summary (runs, pending changes, failed documents) is store.LoadStatus,
+// and whether a run is due asks engine.PendingChanges (store's one
+// definition of a pending document).
 package daemon

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/internal/wordscore"
@@ -26,7 +27,7 @@ func TestEngine_ExtractionFixtures(t *testing.T) {
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
 	ctx := context.Background()
-	if _, err := Ingest(ctx, pool, IngestOptions{Roots: []string{root}}, enginetest.Logger(t)); err != nil {
+	if _, err := ingest.Files(ctx, store.NewDB(pool), ingest.Options{Roots: []string{root}}, enginetest.Logger(t)); err != nil {
 		t.Fatal(err)
 	}
 	cfg := enginetest.Config(t, url, 2)

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/hostile"
 	"github.com/plagd/plagd/internal/pgtest"
@@ -68,13 +69,13 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	// 1. The API's store function: every field hostile.
 	h := hostileLine()
 	apiID, err := store.CreateDocument(ctx, pool, store.DocumentInput{
-		ExternalID: "ext" + h, Title: h, Author: h, Kind: h,
+		Header:   store.Header{ExternalID: "ext" + h, Title: h, Author: h, Kind: h},
 		Filename: h + ".pdf", ContentType: "application/pdf", Content: hostilePDF(),
 	})
 	if err != nil {
 		t.Fatalf("store.CreateDocument with hostile fields: %v", err)
 	}
-	textID, err := store.CreateDocument(ctx, pool, store.DocumentInput{Title: "text", Text: base + "\x00 \xff\xfe " + c.Text()})
+	textID, err := store.CreateDocument(ctx, pool, store.DocumentInput{Header: store.Header{Title: "text"}, Text: base + "\x00 \xff\xfe " + c.Text()})
 	if err != nil {
 		t.Fatalf("store.CreateDocument with a text holding NUL and invalid UTF-8: %v", err)
 	}
@@ -96,7 +97,7 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	if err := os.MkdirAll(deep, 0o755); err == nil {
 		putFile(t, filepath.Join(deep, "deep.txt"), c.Text())
 	}
-	sum, err := Ingest(ctx, pool, IngestOptions{Roots: []string{dir}}, enginetest.Logger(t))
+	sum, err := ingest.Files(ctx, store.NewDB(pool), ingest.Options{Roots: []string{dir}}, enginetest.Logger(t))
 	if err != nil {
 		t.Fatalf("ingest: %v", err)
 	}
@@ -130,7 +131,7 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	}
 	checkStatuses(t, pool, apiID, sqlID)
 	checkStoredFields(t, pool, apiID)
-	st, err := LoadStatus(ctx, pool, 5, 100)
+	st, err := store.LoadStatus(ctx, store.NewDB(pool), 5, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +213,16 @@ func checkStoredFields(t *testing.T, pool *pgxpool.Pool, apiID int64) {
 		}
 	}
 	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func putFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

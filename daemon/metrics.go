@@ -53,7 +53,7 @@ func NewMetrics() *Metrics {
 		pending: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "plagd_pending_changes", Help: "Documents with changes not yet consumed by a run."}),
 		documents: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "plagd_documents", Help: "Documents in the archive by status (indexed, failed, deleted)."},
+			Name: "plagd_documents", Help: "Documents in the archive by state (indexed, failed, pending, deleted), as the status page counts them."},
 			[]string{"status"}),
 		nodeBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plagd_node_bytes_total", Help: "Bytes of gRPC messages exchanged with remote nodes (cluster.nodes) by runs, committed or not, by direction (to_nodes, from_nodes)."},

@@ -243,7 +243,7 @@ func (u *uploader) start() (stop func() []string) {
 		for i := 0; ctx.Err() == nil; i++ {
 			ext := fmt.Sprint("upload-", i)
 			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
-			_, err := store.CreateDocument(cctx, u.pool, store.DocumentInput{ExternalID: ext, Text: u.c.Text()})
+			_, err := store.CreateDocument(cctx, u.pool, store.DocumentInput{Header: store.Header{ExternalID: ext}, Text: u.c.Text()})
 			ccancel()
 			u.mu.Lock()
 			if err == nil {

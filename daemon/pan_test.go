@@ -9,8 +9,10 @@ import (
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // panTruth is the part of a PAN truth file the test reads.
@@ -33,7 +35,7 @@ func TestEngine_FindsPANSources(t *testing.T) {
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
 	ctx := context.Background()
-	if _, err := Ingest(ctx, pool, IngestOptions{Roots: []string{
+	if _, err := ingest.Files(ctx, store.NewDB(pool), ingest.Options{Roots: []string{
 		filepath.Join(root, "source-documents"), filepath.Join(root, "suspicious-documents")}}, enginetest.Logger(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -76,9 +76,8 @@ func (cs *changeSet) consume(ctx context.Context, tx pgx.Tx) (int64, error) {
 	return tag.RowsAffected(), nil
 }
 
-// PendingChanges counts documents with entries in the change log.
+// PendingChanges counts the documents waiting for the next run, as
+// store.PendingDocuments defines them (the one definition of "pending").
 func PendingChanges(ctx context.Context, q store.Querier) (int, error) {
-	var n int
-	err := q.QueryRow(ctx, `select count(distinct doc_id) from plagd_changes where op not like 'lost%'`).Scan(&n)
-	return n, err
+	return store.PendingDocuments(ctx, q)
 }

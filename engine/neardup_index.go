@@ -13,11 +13,15 @@ import (
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/neardup"
+	"github.com/plagd/plagd/store"
 )
 
 // NearDuplicate is a document whose simhash is within neardup.distance bits
 // of another text's: a re-upload, a resubmission with a new title page, a
-// lightly edited copy.
+// lightly edited copy. Its header fields are store.Header's, declared one by
+// one because JSON keeps the fields' order and the API lists title before
+// external_id here (an embedded Header would change the answers); Head
+// returns them as a store.Header.
 type NearDuplicate struct {
 	ID         int64  `json:"id"`
 	Title      string `json:"title,omitempty"`
@@ -32,6 +36,11 @@ type NearDuplicate struct {
 	// Pending: uploaded but not yet through a run (its similarity report
 	// is not ready).
 	Pending bool `json:"pending"`
+}
+
+// Head is d's header.
+func (d NearDuplicate) Head() store.Header {
+	return store.Header{ExternalID: d.ExternalID, Title: d.Title, Author: d.Author, Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}
 }
 
 // NearDups answers near-duplicate queries from an in-memory PSM index of the

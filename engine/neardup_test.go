@@ -88,7 +88,7 @@ func lightEdit(r *rand.Rand, ws []string, frac float64) string {
 
 func createText(t testing.TB, pool *pgxpool.Pool, ext, text string) int64 {
 	t.Helper()
-	id, err := store.CreateDocument(context.Background(), pool, store.DocumentInput{ExternalID: ext, Title: ext, Text: text})
+	id, err := store.CreateDocument(context.Background(), pool, store.DocumentInput{Header: store.Header{ExternalID: ext, Title: ext}, Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}

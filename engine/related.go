@@ -10,19 +10,15 @@ import (
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/related"
+	"github.com/plagd/plagd/store"
 )
 
 // RelatedDoc is a document related to another by topic: the cosine of
 // their TF-IDF vectors (1: the same words in the same proportions).
 type RelatedDoc struct {
-	ID         int64   `json:"id"`
-	ExternalID string  `json:"external_id,omitempty"`
-	Title      string  `json:"title,omitempty"`
-	Author     string  `json:"author,omitempty"`
-	Kind       string  `json:"kind,omitempty"`
-	Year       int     `json:"year,omitempty"`
-	Restricted bool    `json:"restricted"`
-	Cosine     float64 `json:"cosine"`
+	ID int64 `json:"id"`
+	store.Header
+	Cosine float64 `json:"cosine"`
 }
 
 // Related returns the stored related documents of id, best first, at most

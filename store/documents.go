@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/internal/safetext"
 )
@@ -30,14 +29,12 @@ var (
 // DocumentInput is a new document: a file (Content, with Filename for the
 // format) or plain text, with what the archive knows about it.
 type DocumentInput struct {
-	ExternalID          string // "" = none (NULL)
-	Title, Author, Kind string
-	Year                int // 0 = unknown
-	Filename            string
-	ContentType         string
-	Content             []byte // the file; nil when Text is given
-	Text                string
-	Restricted          bool
+	// Header: ExternalID "" is none (NULL), Year 0 unknown.
+	Header
+	Filename    string
+	ContentType string
+	Content     []byte // the file; nil when Text is given
+	Text        string
 }
 
 // CreateDocument stores a new document; the next run indexes it.
@@ -193,6 +190,10 @@ func DeleteDocument(ctx context.Context, pool Querier, id int64) error {
 }
 
 // Document is a document's header and processing state, without its text.
+// It declares Header's fields one by one instead of embedding it: JSON
+// keeps the fields' order, and the API's documents have restricted after
+// size, which an embedded Header would move (the answers must not change);
+// Head returns them as a Header.
 type Document struct {
 	ID          int64      `json:"id"`
 	ExternalID  string     `json:"external_id,omitempty"`
@@ -222,7 +223,7 @@ const documentColumns = `
 	coalesce(d.year, 0), coalesce(d.filename, ''), coalesce(d.content_type, ''),
 	coalesce(octet_length(d.content), octet_length(d.text), 0), d.restricted,
 	case when d.deleted_at is not null then 'deleted'
-	     when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id and c.op not like 'lost%') then 'pending'
+	     when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id and ` + changedEntry + `) then 'pending'
 	     else s.status end,
 	coalesce(s.error, ''), coalesce(s.error_kind, ''), coalesce(s.words, 0), coalesce(s.chunks, 0),
 	coalesce((select max(x.similarity) from similarities x where x.doc_id = d.id), 0),
@@ -261,7 +262,7 @@ type DocumentQuery struct {
 
 // ListDocuments returns one page of documents, newest first, and whether
 // more follow.
-func ListDocuments(ctx context.Context, pool *pgxpool.Pool, q DocumentQuery) (docs []Document, more bool, err error) {
+func ListDocuments(ctx context.Context, pool Querier, q DocumentQuery) (docs []Document, more bool, err error) {
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
@@ -316,4 +317,74 @@ func NullIfEmpty(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// ErrNoText is a document without a stored text: not processed yet, failed
+// or deleted (Document.Status says which).
+var ErrNoText = errors.New("no stored text")
+
+// DocumentText is the text the last run extracted and stored for document
+// id (document_texts), or ErrNoText.
+func DocumentText(ctx context.Context, q Querier, id int64) (string, error) {
+	var body string
+	err := q.QueryRow(ctx, `select body from document_texts where doc_id = $1`, id).Scan(&body)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return "", fmt.Errorf("document %d: %w", id, ErrNoText)
+	case err != nil:
+		return "", fmt.Errorf("read the text of document %d: %w", id, err)
+	}
+	return body, nil
+}
+
+// LockRestricted locks document id's row in the caller's transaction tx
+// (until it ends) and says whether the document is restricted, so that a
+// change of the flag can be checked against the value it replaces.
+func LockRestricted(ctx context.Context, tx Querier, id int64) (bool, error) {
+	var current bool
+	err := tx.QueryRow(ctx, `select restricted from documents where id = $1 for update`, id).Scan(&current)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, fmt.Errorf("%w: %d", ErrNoDocument, id)
+	}
+	if err != nil {
+		return false, fmt.Errorf("read document %d: %w", id, err)
+	}
+	return current, nil
+}
+
+// Headers reads the headers of ids as they are now; an id that is no
+// document's is missing from the map.
+func Headers(ctx context.Context, q Querier, ids []int64) (map[int64]Header, error) {
+	rows, err := q.Query(ctx, `select id, coalesce(external_id, ''), coalesce(title, ''), coalesce(author, ''),
+		coalesce(kind, ''), coalesce(year, 0), restricted from documents where id = any($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read document headers: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]Header, len(ids))
+	for rows.Next() {
+		var id int64
+		var h Header
+		if err := rows.Scan(&id, &h.ExternalID, &h.Title, &h.Author, &h.Kind, &h.Year, &h.Restricted); err != nil {
+			return nil, fmt.Errorf("read document headers: %w", err)
+		}
+		out[id] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read document headers: %w", err)
+	}
+	return out, nil
+}
+
+// CountOutside counts the live documents whose external id starts with
+// none of prefixes, with the smallest such id as an example: an evaluation
+// refuses a database that holds documents of another corpus.
+func CountOutside(ctx context.Context, q Querier, prefixes ...string) (n int, example string, err error) {
+	err = q.QueryRow(ctx, `select count(*), coalesce(min(external_id), '') from documents d
+		where deleted_at is null and not exists (select 1 from unnest($1::text[]) p where starts_with(coalesce(d.external_id, ''), p))`,
+		prefixes).Scan(&n, &example)
+	if err != nil {
+		return 0, "", fmt.Errorf("count documents: %w", err)
+	}
+	return n, example, nil
 }

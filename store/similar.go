@@ -7,13 +7,12 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // ResolveDoc finds a document by what a person types: its numeric id, or
 // else its external_id. A number that is no document's id is tried as an
 // external_id too, since integrators' keys are often numeric.
-func ResolveDoc(ctx context.Context, pool *pgxpool.Pool, ref string) (int64, error) {
+func ResolveDoc(ctx context.Context, pool Querier, ref string) (int64, error) {
 	var id int64
 	if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
 		err := pool.QueryRow(ctx, `select id from documents where id = $1`, n).Scan(&id)
@@ -50,12 +49,12 @@ type DocInfo struct {
 }
 
 // LoadDocInfo reads the header of document id.
-func LoadDocInfo(ctx context.Context, pool *pgxpool.Pool, id int64) (DocInfo, error) {
+func LoadDocInfo(ctx context.Context, pool Querier, id int64) (DocInfo, error) {
 	d := DocInfo{ID: id}
 	err := pool.QueryRow(ctx, `
 		select coalesce(d.external_id, ''), coalesce(d.title, ''), coalesce(d.filename, ''), coalesce(d.kind, ''),
 		       case when d.deleted_at is not null then 'deleted'
-		            when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id) then 'pending'
+		            when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id and `+changedEntry+`) then 'pending'
 		            else s.status end,
 		       coalesce(s.error, ''), coalesce(s.words, 0), coalesce(s.chunks, 0)
 		from documents d left join document_status s on s.doc_id = d.id
@@ -87,7 +86,7 @@ type SimilarRow struct {
 // Similar lists the stored similarities of docID, in the order the engine
 // ranks them: most shared chunks first, ties by other_id. An empty list is
 // not an error (the document may be unique, pending or failed).
-func Similar(ctx context.Context, pool *pgxpool.Pool, docID int64) ([]SimilarRow, error) {
+func Similar(ctx context.Context, pool Querier, docID int64) ([]SimilarRow, error) {
 	rows, err := pool.Query(ctx, `
 		select s.other_id, coalesce(d.external_id, ''), coalesce(d.title, ''), coalesce(d.filename, ''),
 		       s.shared_chunks, s.similarity, r.similarity
@@ -110,6 +109,36 @@ func Similar(ctx context.Context, pool *pgxpool.Pool, docID int64) ([]SimilarRow
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read similarities of document %d: %w", docID, err)
+	}
+	return out, nil
+}
+
+// SimilarExternalIDs lists the stored similarities from documents whose
+// external id starts with from to documents whose external id starts with
+// to, as pairs of external ids, in the engine's order per document (most
+// shared chunks first, ties by other_id): an evaluation's ranking.
+func SimilarExternalIDs(ctx context.Context, q Querier, from, to string) ([][2]string, error) {
+	rows, err := q.Query(ctx, `
+		select a.external_id, b.external_id
+		from similarities s
+		join documents a on a.id = s.doc_id
+		join documents b on b.id = s.other_id
+		where starts_with(a.external_id, $1) and starts_with(b.external_id, $2)
+		order by s.doc_id, s.shared_chunks desc, s.other_id`, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("read similarities: %w", err)
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var p [2]string
+		if err := rows.Scan(&p[0], &p[1]); err != nil {
+			return nil, fmt.Errorf("read similarities: %w", err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read similarities: %w", err)
 	}
 	return out, nil
 }

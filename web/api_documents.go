@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,15 +14,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/store"
 )
 
 // The documents part of the JSON API (openapi.json describes each route).
-// Writes go through the daemon's document functions, the same contract as
-// an integrator's: the change-log trigger picks them up and the next run
+// New content enters through package ingest (read once, stored, compared
+// with the archive), other writes through package store: the same contract
+// as an integrator's, the change-log trigger picks them up and the next run
 // processes them.
 
 // Page sizes of the API's lists.
@@ -85,7 +86,7 @@ func (s *Server) apiListDocuments(w http.ResponseWriter, r *http.Request) {
 			q.Get("status"), strings.Join(documentStatuses, ", ")))
 		return
 	}
-	docs, more, err := store.ListDocuments(r.Context(), s.pool, store.DocumentQuery{
+	docs, more, err := store.ListDocuments(r.Context(), s.db, store.DocumentQuery{
 		Search: strings.TrimSpace(q.Get("q")), Status: status, Limit: limit, Offset: offset})
 	if err != nil {
 		s.apiDocFail(w, r, err)
@@ -100,29 +101,21 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
-	var id int64
-	err = s.audited(r, func(tx pgx.Tx) (err error) {
-		id, err = store.CreateDocument(r.Context(), tx, in)
-		return err
-	})
+	res, err := s.docs.Create(r.Context(), s.auditedTx(r), in)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	var near nearDupResult
-	if warning == "" {
-		near = s.recordNearDups(r.Context(), id, text)
-	}
-	d, err := store.GetDocument(r.Context(), s.pool, id)
+	near := s.uploadNearDups(res)
+	d, err := store.GetDocument(r.Context(), s.db, res.ID)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Str("filename", in.Filename).
-		Bool("unreadable", warning != "").Int("near_duplicates", len(near.List)).Msg("document created through the API")
-	w.Header().Set("Location", fmt.Sprintf("/api/v1/documents/%d", id))
-	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: warning}.withNearDups(near))
+	s.log.Info().Str("user", who(r).User.Name).Int64("doc", res.ID).Str("filename", in.Filename).
+		Bool("unreadable", res.Warning != "").Int("near_duplicates", len(near.List)).Msg("document created through the API")
+	w.Header().Set("Location", fmt.Sprintf("/api/v1/documents/%d", res.ID))
+	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: res.Warning}.withNearDups(near))
 }
 
 // documentInput reads a new document from a multipart form (a file in the
@@ -155,13 +148,8 @@ func (s *Server) documentInput(r *http.Request) (store.DocumentInput, error) {
 		return in, err
 	}
 	var body struct {
-		ExternalID string `json:"external_id"`
-		Title      string `json:"title"`
-		Author     string `json:"author"`
-		Kind       string `json:"kind"`
-		Year       int    `json:"year"`
-		Text       string `json:"text"`
-		Restricted bool   `json:"restricted"`
+		store.Header
+		Text string `json:"text"`
 	}
 	if err := decodeJSON(r, &body, true); err != nil {
 		return in, err
@@ -173,11 +161,9 @@ func (s *Server) documentInput(r *http.Request) (store.DocumentInput, error) {
 		return in, problemf(errBadRequest, "year %d is not a year: give a number such as 2024, or leave it out", body.Year)
 	}
 	text, err := plainText(body.Text)
-	return store.DocumentInput{
-		ExternalID: strings.TrimSpace(body.ExternalID), Title: strings.TrimSpace(body.Title),
-		Author: strings.TrimSpace(body.Author), Kind: strings.TrimSpace(body.Kind), Year: body.Year,
-		Text: text, Restricted: body.Restricted,
-	}, err
+	h := body.Header
+	h.ExternalID, h.Title, h.Author, h.Kind = strings.TrimSpace(h.ExternalID), strings.TrimSpace(h.Title), strings.TrimSpace(h.Author), strings.TrimSpace(h.Kind)
+	return store.DocumentInput{Header: h, Text: text}, err
 }
 
 func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {
@@ -191,7 +177,7 @@ func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	d, err := store.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -203,14 +189,13 @@ func (s *Server) apiGetDocument(w http.ResponseWriter, r *http.Request) {
 				"everyone may see what it matches and how much (GET /api/v1/documents/%d/similar)", id, id))
 			return
 		}
-		var body string
-		err := s.pool.QueryRow(r.Context(), `select body from document_texts where doc_id = $1`, id).Scan(&body)
+		body, err := store.DocumentText(r.Context(), s.db, id)
 		switch {
-		case errors.Is(err, pgx.ErrNoRows):
+		case errors.Is(err, store.ErrNoText):
 			apiError(w, http.StatusNotFound, "no_text", noTextMessage(d))
 			return
 		case err != nil:
-			s.apiDocFail(w, r, fmt.Errorf("read the text of document %d: %w", id, err))
+			s.apiDocFail(w, r, err)
 			return
 		}
 		resp.Text = &body
@@ -241,41 +226,26 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	newContent := p.Content != nil || p.Text != nil
-	var text, warning string
-	if newContent {
-		text, warning = s.extractText(r.Context(), p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ptrValue(p.Text))
-	}
 	if deleted != nil && !*deleted {
 		p.Undelete = true
 	}
-	err = s.audited(r, func(tx pgx.Tx) error {
-		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
-			return err
-		}
-		if err := store.UpdateDocument(r.Context(), tx, id, p); err != nil {
-			return err
-		}
-		if deleted != nil && *deleted {
-			return store.DeleteDocument(r.Context(), tx, id)
-		}
-		return nil
-	})
+	res, err := s.docs.Update(r.Context(), s.auditedTx(r), ingest.Change{ID: id, Patch: p, Delete: deleted != nil && *deleted,
+		Guard: func(ctx context.Context, q store.Querier) error {
+			return checkRestrictedChange(ctx, q, who(r), id, p.Restricted)
+		}})
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	var near nearDupResult
-	if newContent && warning == "" && (deleted == nil || !*deleted) {
-		near = s.recordNearDups(r.Context(), id, text)
-	}
-	d, err := store.GetDocument(r.Context(), s.pool, id)
+	near := s.uploadNearDups(res)
+	d, err := store.GetDocument(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
 	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_content", newContent).
 		Int("near_duplicates", len(near.List)).Msg("document updated through the API")
-	resp := documentResponse{Document: d, Warning: warning}
+	resp := documentResponse{Document: d, Warning: res.Warning}
 	if newContent {
 		resp = resp.withNearDups(near)
 	}
@@ -431,11 +401,11 @@ func (s *Server) apiDeleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, noDocument(r.PathValue("id")))
 		return
 	}
-	if err := s.audited(r, func(tx pgx.Tx) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
+	if err := s.audited(r, func(tx store.Querier) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	d, err := store.GetDocument(r.Context(), s.pool, id)
+	d, err := store.GetDocument(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
@@ -455,11 +425,11 @@ func (s *Server) apiSimilar(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	if _, err := store.GetDocument(r.Context(), s.pool, id); err != nil {
+	if _, err := store.GetDocument(r.Context(), s.db, id); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	rows, err := store.Similar(r.Context(), s.pool, id)
+	rows, err := store.Similar(r.Context(), s.db, id)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return

@@ -113,7 +113,7 @@ func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Doc
 		return store.Document{}, report.Report{}, false
 	}
 	ctx := r.Context()
-	doc, err := store.GetDocument(ctx, s.pool, id)
+	doc, err := store.GetDocument(ctx, s.db, id)
 	if err != nil {
 		s.apiReportFail(w, r, documentError(err))
 		return doc, report.Report{}, false
@@ -135,7 +135,7 @@ func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Doc
 		return doc, raw, false
 	}
 	if err == nil {
-		raw, err = freshen(ctx, s.pool, raw)
+		raw, err = freshen(ctx, s.db, raw)
 	}
 	if err != nil {
 		s.apiReportFail(w, r, err)
@@ -168,19 +168,13 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 
 // apiDocHead is a document's header in a pair report.
 type apiDocHead struct {
-	ID           int64  `json:"id"`
-	ExternalID   string `json:"external_id,omitempty"`
-	Title        string `json:"title,omitempty"`
-	Author       string `json:"author,omitempty"`
-	Kind         string `json:"kind,omitempty"`
-	Year         int    `json:"year,omitempty"`
-	Restricted   bool   `json:"restricted"`
-	TextWithheld bool   `json:"text_withheld,omitempty"` // the excerpts of this side are left out
+	ID int64 `json:"id"`
+	store.Header
+	TextWithheld bool `json:"text_withheld,omitempty"` // the excerpts of this side are left out
 }
 
 func apiHead(h docHeader, withheld bool) apiDocHead {
-	return apiDocHead{ID: h.ID, ExternalID: h.ExternalID, Title: h.Title, Author: h.Author, Kind: h.Kind,
-		Year: h.Year, Restricted: h.Restricted, TextWithheld: withheld}
+	return apiDocHead{ID: h.ID, Header: h.Header, TextWithheld: withheld}
 }
 
 // apiPairBody is the report of a document and one of its sources.
@@ -267,7 +261,7 @@ func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := s.engine.CheckText(r.Context(), text, 0, report.Options{})
 	if err == nil {
-		raw, err = freshen(r.Context(), s.pool, raw)
+		raw, err = freshen(r.Context(), s.db, raw)
 	}
 	if err != nil {
 		s.apiReportFail(w, r, err)

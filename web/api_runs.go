@@ -1,19 +1,19 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/plagd/plagd/auth"
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/store"
 )
 
 // runList is GET /api/v1/runs: one page of runs, newest first, and the
 // state of the queue.
 type runList struct {
-	Runs []daemon.RunInfo `json:"runs"`
-	// Pending is the number of documents waiting for the next run.
+	Runs []store.RunInfo `json:"runs"`
+	// Pending is the number of documents waiting for the next run
+	// (store.PendingDocuments, the status page's count too).
 	Pending int `json:"pending"`
 	// Running tells whether a run is going on now.
 	Running bool `json:"running"`
@@ -33,14 +33,14 @@ func (s *Server) apiListRuns(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	runs, more, err := s.pageOfRuns(r, limit, offset)
+	runs, more, err := store.ListRuns(r.Context(), s.db, limit, offset)
 	if err != nil {
 		s.apiFail(w, r, err)
 		return
 	}
 	out := runList{Runs: runs, Limit: limit, Offset: offset, NextOffset: nextOffset(more, offset, len(runs))}
-	if err := s.pool.QueryRow(r.Context(), `select count(distinct doc_id) from plagd_changes`).Scan(&out.Pending); err != nil {
-		s.apiFail(w, r, fmt.Errorf("count pending documents: %w", err))
+	if out.Pending, err = store.PendingDocuments(r.Context(), s.db); err != nil {
+		s.apiFail(w, r, err)
 		return
 	}
 	if s.runner != nil {
@@ -48,50 +48,12 @@ func (s *Server) apiListRuns(w http.ResponseWriter, r *http.Request) {
 		if next := s.runner.NextRun(); !next.IsZero() {
 			out.NextRun = &next
 		}
-	} else {
+	} else if out.Running, err = store.RunGoingOn(r.Context(), s.db); err != nil {
 		// another process (plagd run, or the daemon elsewhere) may be running
-		err := s.pool.QueryRow(r.Context(), `select exists (select 1 from runs where status = 'running')`).Scan(&out.Running)
-		if err != nil {
-			s.apiFail(w, r, fmt.Errorf("read runs: %w", err))
-			return
-		}
+		s.apiFail(w, r, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// pageOfRuns reads runs newest first, as daemon.RunInfo, and whether more follow.
-func (s *Server) pageOfRuns(r *http.Request, limit, offset int) ([]daemon.RunInfo, bool, error) {
-	rows, err := s.pool.Query(r.Context(), `
-		select id, kind, status, started_at, finished_at,
-		       coalesce(extract(epoch from case
-		           when finished_at is not null then finished_at - started_at
-		           when status = 'running' then clock_timestamp() - started_at end), 0),
-		       docs_changed, docs_indexed, docs_deleted, docs_failed, docs_recomputed,
-		       postings, rows_written, coalesce(error, ''), coalesce(host, ''), coalesce(pid, 0)
-		from runs order by id desc limit $1 offset $2`, limit+1, offset)
-	if err != nil {
-		return nil, false, fmt.Errorf("read runs: %w", err)
-	}
-	defer rows.Close()
-	out := []daemon.RunInfo{}
-	for rows.Next() {
-		var ri daemon.RunInfo
-		var secs float64
-		if err := rows.Scan(&ri.ID, &ri.Kind, &ri.Status, &ri.Started, &ri.Finished, &secs,
-			&ri.DocsChanged, &ri.DocsIndexed, &ri.DocsDeleted, &ri.DocsFailed, &ri.DocsRecomputed,
-			&ri.Postings, &ri.RowsWritten, &ri.Error, &ri.Host, &ri.PID); err != nil {
-			return nil, false, fmt.Errorf("read runs: %w", err)
-		}
-		ri.Duration = time.Duration(secs * float64(time.Second)).Round(time.Millisecond)
-		out = append(out, ri)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("read runs: %w", err)
-	}
-	if len(out) > limit {
-		return out[:limit], true, nil
-	}
-	return out, false, nil
 }
 
 // runRequested is POST /api/v1/runs' answer.

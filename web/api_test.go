@@ -23,6 +23,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // apiEnv is the server over a fresh, migrated database, called the way an
@@ -63,7 +64,7 @@ func newAPIEnv(t *testing.T, withRunner bool, tweak func(*config.Config)) *apiEn
 	}
 	e := &apiEnv{t: t, pool: pool, cfg: cfg, users: auth.NewStore(pool),
 		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	opt := Options{Config: cfg, Pool: pool, Log: zerolog.Nop()}
+	opt := Options{Config: cfg, DB: store.NewDB(pool), Log: zerolog.Nop()}
 	if withRunner {
 		e.runner = &fakeRunner{}
 		opt.Runner = e.runner

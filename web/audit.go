@@ -2,18 +2,15 @@ package web
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/plagd/plagd/audit"
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/safetext"
 	"github.com/plagd/plagd/store"
 )
@@ -32,13 +29,19 @@ func (s *Server) actor(r *http.Request) audit.Actor {
 
 // audited runs fn in a transaction recorded as the caller's, and logs the
 // audit rows it wrote once it has committed.
-func (s *Server) audited(r *http.Request, fn func(tx pgx.Tx) error) error {
-	entries, err := audit.Run(r.Context(), s.pool, s.actor(r), fn)
+func (s *Server) audited(r *http.Request, fn func(tx store.Querier) error) error {
+	entries, err := s.db.Audited(r.Context(), s.actor(r), fn)
 	if err != nil {
 		return err
 	}
 	s.logAudit(entries)
 	return nil
+}
+
+// auditedTx is audited as the transaction package ingest stores a
+// document in.
+func (s *Server) auditedTx(r *http.Request) ingest.Tx {
+	return func(_ context.Context, fn func(q store.Querier) error) error { return s.audited(r, fn) }
 }
 
 // usersAs is the user store acting as the caller of r.
@@ -60,17 +63,13 @@ func (s *Server) logAudit(entries []audit.Entry) {
 // it. Everyone else who may edit documents (staff) may set it, which only
 // hides a text, but never clear it: clearing it would let them read the
 // text (issue 14: unrestrict, read, restrict again). want nil is no change.
-func checkRestrictedChange(ctx context.Context, tx pgx.Tx, p principal, id int64, want *bool) error {
+func checkRestrictedChange(ctx context.Context, tx store.Querier, p principal, id int64, want *bool) error {
 	if want == nil {
 		return nil
 	}
-	var current bool
-	err := tx.QueryRow(ctx, `select restricted from documents where id = $1 for update`, id).Scan(&current)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%w: %d", store.ErrNoDocument, id)
-	}
+	current, err := store.LockRestricted(ctx, tx, id)
 	if err != nil {
-		return fmt.Errorf("read document %d: %w", id, err)
+		return err
 	}
 	if *want || !current || p.seesRestricted() {
 		return nil
@@ -136,7 +135,7 @@ func (s *Server) apiAudit(w http.ResponseWriter, r *http.Request) {
 		s.apiFail(w, r, err)
 		return
 	}
-	entries, more, err := audit.List(r.Context(), s.pool, f)
+	entries, more, err := audit.List(r.Context(), s.db, f)
 	if err != nil {
 		s.apiFail(w, r, err)
 		return
@@ -164,7 +163,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	entries, more, err := audit.List(r.Context(), s.pool, f)
+	entries, more, err := audit.List(r.Context(), s.db, f)
 	if err != nil {
 		s.pageError(w, r, err)
 		return

@@ -40,6 +40,7 @@ import (
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/internal/testpdf"
+	"github.com/plagd/plagd/store"
 )
 
 // Environment variables of the browser tests.
@@ -428,7 +429,7 @@ func e2eStartServer(t *testing.T) *e2eServer {
 	})
 
 	d := daemon.NewDaemon(cfg, pool, log)
-	ui, err := New(Options{Config: cfg, Pool: pool, Engine: d.Engine(), Runner: d, Log: log})
+	ui, err := New(Options{Config: cfg, DB: store.NewDB(pool), Engine: d.Engine(), Runner: d, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}

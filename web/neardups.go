@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
@@ -33,16 +34,17 @@ type nearDupResult struct {
 // database's error is logged, the caller learns only that it failed.
 const nearDupFailed = "the near-duplicate check could not be made (the server log has the details); the next run checks the document again"
 
-// recordNearDups is the upload-time check of document id, just stored with
-// its extracted text: the candidates, and id's hash recorded so that the
-// next upload is compared with it before any run.
-func (s *Server) recordNearDups(ctx context.Context, id int64, text string) nearDupResult {
-	dups, err := s.neardups.CheckAndRecord(ctx, id, text)
-	if err != nil {
-		s.log.Error().Err(err).Int64("doc", id).Msg("near-duplicate check at upload")
-		return nearDupResult{List: nonNil(dups), Err: nearDupFailed}
+// uploadNearDups is the upload-time check of a document just stored (or
+// given new content) through package ingest, which compared its text with
+// the archive and recorded its hash so that the next upload is compared
+// with it before any run. Without a check (an unreadable file) the list is
+// empty.
+func (s *Server) uploadNearDups(res ingest.Result) nearDupResult {
+	if res.NearDupsErr != nil {
+		s.log.Error().Err(res.NearDupsErr).Int64("doc", res.ID).Msg("near-duplicate check at upload")
+		return nearDupResult{List: nonNil(res.NearDups), Err: nearDupFailed}
 	}
-	return nearDupResult{List: nonNil(dups)}
+	return nearDupResult{List: nonNil(res.NearDups)}
 }
 
 // checkNearDups finds the near-duplicates of a text that is not stored.
@@ -117,8 +119,7 @@ type nearDupSection struct {
 func (s *Server) nearDupView(res nearDupResult, compareBase string, sources []report.SourceReport, pending bool) *nearDupSection {
 	v := &nearDupSection{H: s.cfg.NearDup.Distance, Error: res.Err}
 	for _, d := range res.List {
-		row := nearDupRow{docHeader: docHeader{ID: d.ID, ExternalID: d.ExternalID, Title: d.Title, Author: d.Author,
-			Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}, Distance: d.Distance, Pending: d.Pending,
+		row := nearDupRow{docHeader: docHeader{ID: d.ID, Header: d.Head()}, Distance: d.Distance, Pending: d.Pending,
 			Link: "/documents/" + strconv.FormatInt(d.ID, 10)}
 		if compareBase != "" && slices.ContainsFunc(sources, func(x report.SourceReport) bool { return x.ID == d.ID }) {
 			row.Compare = compareBase + "/compare/" + strconv.FormatInt(d.ID, 10)
@@ -153,13 +154,13 @@ func (s *Server) uploadedRows(ctx context.Context, param string) []uploadedRow {
 		if err != nil || id <= 0 || len(out) == maxUploadedShown {
 			continue
 		}
-		d, err := store.GetDocument(ctx, s.pool, id)
+		d, err := store.GetDocument(ctx, s.db, id)
 		if err != nil {
 			continue // deleted for good since, or a made-up id
 		}
 		name := d.Filename
 		if name == "" {
-			name = docHeader{ID: d.ID, ExternalID: d.ExternalID, Title: d.Title}.Name()
+			name = docHeader{ID: d.ID, Header: d.Head()}.Name()
 		}
 		res, checked := s.nearDupsOf(ctx, id)
 		near := s.nearDupView(res, "", nil, true)
@@ -191,7 +192,7 @@ func (s *Server) apiNearDuplicates(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if _, err := store.GetDocument(ctx, s.pool, id); err != nil {
+	if _, err := store.GetDocument(ctx, s.db, id); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,9 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/store"
 )
 
@@ -20,18 +19,18 @@ import (
 // the recent runs and the schedule.
 type overviewData struct {
 	pageBase
-	Docs      daemon.DocCounts
+	Docs      store.DocCounts
 	Pending   int
-	Failed    []daemon.FailedDoc
-	Runs      []daemon.RunInfo
-	LastRun   *daemon.RunInfo
+	Failed    []store.FailedDoc
+	Runs      []store.RunInfo
+	LastRun   *store.RunInfo
 	Running   bool
 	HasDaemon bool
 	NextRun   time.Time
 }
 
 func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
-	st, err := daemon.LoadStatus(r.Context(), s.pool, 10, 50)
+	st, err := store.LoadStatus(r.Context(), s.db, 10, 50)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -47,7 +46,7 @@ func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // runState fills what the overview and runs pages share.
-func (s *Server) runState(r *http.Request, title string, st daemon.Status) overviewData {
+func (s *Server) runState(r *http.Request, title string, st store.Status) overviewData {
 	d := overviewData{pageBase: s.base(r, title), Docs: st.Documents, Pending: st.Pending, Failed: st.Failed, Runs: st.Runs}
 	if s.runner != nil {
 		d.HasDaemon, d.Running, d.NextRun = true, s.runner.Running(), s.runner.NextRun()
@@ -56,7 +55,7 @@ func (s *Server) runState(r *http.Request, title string, st daemon.Status) overv
 }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
-	st, err := daemon.LoadStatus(r.Context(), s.pool, 200, 0)
+	st, err := store.LoadStatus(r.Context(), s.db, 200, 0)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -99,7 +98,7 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	dq := store.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Limit: documentsPageSize, Offset: offset}
-	docs, more, err := store.ListDocuments(r.Context(), s.pool, dq)
+	docs, more, err := store.ListDocuments(r.Context(), s.db, dq)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -154,11 +153,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			in.ExternalID = ""
 			in.Title = strings.TrimSuffix(in.Filename, filepath.Ext(in.Filename))
 		}
-		var id int64
-		err = s.audited(r, func(tx pgx.Tx) (err error) {
-			id, err = store.CreateDocument(r.Context(), tx, in)
-			return err
-		})
+		res, err := s.docs.Create(r.Context(), s.auditedTx(r), in)
 		if err != nil {
 			if errors.Is(err, store.ErrExternalIDTaken) {
 				notes = append(notes, uploadName(fh.Filename)+": "+err.Error())
@@ -169,19 +164,18 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		stored++
 		if len(ids) < maxUploadedShown {
-			ids = append(ids, strconv.FormatInt(id, 10))
+			ids = append(ids, strconv.FormatInt(res.ID, 10))
 		}
-		text, warning := s.extractText(r.Context(), in.Content, in.Filename, in.ContentType, in.Text)
-		if warning != "" {
+		if res.Warning != "" {
 			warned++
-			notes = append(notes, in.Filename+": stored, but "+warning)
+			notes = append(notes, in.Filename+": stored, but "+res.Warning)
 			continue
 		}
-		res := s.recordNearDups(r.Context(), id, text)
-		if res.Err != "" {
-			notes = append(notes, in.Filename+": stored, but "+res.Err)
+		nd := s.uploadNearDups(res)
+		if nd.Err != "" {
+			notes = append(notes, in.Filename+": stored, but "+nd.Err)
 		}
-		if len(res.List) > 0 {
+		if len(nd.List) > 0 {
 			near++
 		}
 	}
@@ -248,27 +242,23 @@ func (s *Server) editDocument(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Content, p.Filename, p.ContentType = content, &name, &ctype
 	}
-	err := s.audited(r, func(tx pgx.Tx) error {
-		if err := checkRestrictedChange(r.Context(), tx, who(r), id, p.Restricted); err != nil {
-			return err
-		}
-		return store.UpdateDocument(r.Context(), tx, id, p)
-	})
+	res, err := s.docs.Update(r.Context(), s.auditedTx(r), ingest.Change{ID: id, Patch: p,
+		Guard: func(ctx context.Context, q store.Querier) error {
+			return checkRestrictedChange(ctx, q, who(r), id, p.Restricted)
+		}})
 	if err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}
 	done := "Saved."
-	if p.Content != nil {
+	if res.Checked {
 		// the replacement is compared at once; the report page lists what it found
-		if text, warning := s.extractText(r.Context(), p.Content, ptrValue(p.Filename), ptrValue(p.ContentType), ""); warning == "" {
-			res := s.recordNearDups(r.Context(), id, text)
-			switch {
-			case res.Err != "":
-				done += " But " + res.Err + "."
-			case len(res.List) > 0:
-				done += " The new file is a near-duplicate of another document: see Near-duplicates."
-			}
+		nd := s.uploadNearDups(res)
+		switch {
+		case nd.Err != "":
+			done += " But " + nd.Err + "."
+		case len(nd.List) > 0:
+			done += " The new file is a near-duplicate of another document: see Near-duplicates."
 		}
 	}
 	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_file", p.Content != nil).Msg("document edited")
@@ -283,7 +273,7 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, fmt.Errorf("%w: no such document", errNotFound))
 		return
 	}
-	if err := s.audited(r, func(tx pgx.Tx) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
+	if err := s.audited(r, func(tx store.Querier) error { return store.DeleteDocument(r.Context(), tx, id) }); err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // site is a web server over a fresh database, with a browser-like client
@@ -42,7 +43,7 @@ func newSite(t testing.TB) *site {
 	cfg.DatabaseURL, cfg.DataDir, cfg.Engine.Nodes = url, t.TempDir(), 1
 	st := &site{t: t, pool: pool, cfg: cfg, runner: &fakeRunner{}}
 	var err error
-	if st.srv, err = New(Options{Config: cfg, Pool: pool, Runner: st.runner, Log: zerolog.Nop()}); err != nil {
+	if st.srv, err = New(Options{Config: cfg, DB: store.NewDB(pool), Runner: st.runner, Log: zerolog.Nop()}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.srv.Close)

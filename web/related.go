@@ -37,7 +37,7 @@ type relatedResult struct {
 // relatedOf reads the stored related documents of id (all of them, at
 // most related.k).
 func (s *Server) relatedOf(ctx context.Context, id int64) relatedResult {
-	list, err := engine.Related(ctx, s.pool, id, s.cfg.Related.K)
+	list, err := engine.Related(ctx, s.db.Pool, id, s.cfg.Related.K)
 	if err != nil {
 		s.log.Error().Err(err).Int64("doc", id).Msg("related documents of a document")
 		return relatedResult{List: []engine.RelatedDoc{}, Err: relatedFailed}
@@ -73,8 +73,7 @@ type relatedSection struct {
 func relatedView(res relatedResult, indexed bool) *relatedSection {
 	v := &relatedSection{Error: res.Err, Unindexed: !indexed}
 	for _, d := range res.List {
-		v.Rows = append(v.Rows, relatedRow{docHeader: docHeader{ID: d.ID, ExternalID: d.ExternalID, Title: d.Title,
-			Author: d.Author, Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}, Cosine: d.Cosine,
+		v.Rows = append(v.Rows, relatedRow{docHeader: docHeader{ID: d.ID, Header: d.Header}, Cosine: d.Cosine,
 			Link: "/documents/" + strconv.FormatInt(d.ID, 10)})
 	}
 	return v
@@ -116,11 +115,11 @@ func (s *Server) apiRelated(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if _, err := store.GetDocument(ctx, s.pool, id); err != nil {
+	if _, err := store.GetDocument(ctx, s.db, id); err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	list, err := engine.Related(ctx, s.pool, id, k)
+	list, err := engine.Related(ctx, s.db.Pool, id, k)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return

@@ -15,10 +15,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/plagd/plagd/passage"
 	"github.com/plagd/plagd/report"
+	"github.com/plagd/plagd/store"
 )
 
 // The report pages show a raw report (engine.Passages or CheckText without
@@ -367,11 +366,8 @@ func withQuery(path string, v url.Values) string {
 
 // docHeader is what the archive says about a document now.
 type docHeader struct {
-	ID                        int64
-	ExternalID, Title, Author string
-	Kind                      string
-	Year                      int
-	Restricted                bool
+	ID int64
+	store.Header
 }
 
 // Name is how a document is called on a page: its title, else its
@@ -386,33 +382,11 @@ func (h docHeader) Name() string {
 	return "Document " + strconv.FormatInt(h.ID, 10)
 }
 
-// currentHeaders reads the headers of ids as they are now. A document
-// missing from the table (deleted for good since the report was made) is
-// treated as restricted, so that its text is not shown from a cache.
-func currentHeaders(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int64]docHeader, error) {
-	rows, err := pool.Query(ctx, `select id, coalesce(external_id, ''), coalesce(title, ''), coalesce(author, ''),
-		coalesce(kind, ''), coalesce(year, 0), restricted from documents where id = any($1)`, ids)
-	if err != nil {
-		return nil, fmt.Errorf("read document headers: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[int64]docHeader, len(ids))
-	for rows.Next() {
-		var h docHeader
-		if err := rows.Scan(&h.ID, &h.ExternalID, &h.Title, &h.Author, &h.Kind, &h.Year, &h.Restricted); err != nil {
-			return nil, fmt.Errorf("read document headers: %w", err)
-		}
-		out[h.ID] = h
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read document headers: %w", err)
-	}
-	return out, nil
-}
-
 // freshen returns rep (filtered, so its Sources slice is its own) with the
-// headers of its document and sources as they are now.
-func freshen(ctx context.Context, pool *pgxpool.Pool, rep report.Report) (report.Report, error) {
+// headers of its document and sources as they are now. A document missing
+// from the table (deleted for good since the report was made) is treated as
+// restricted, so that its text is not shown from a cache.
+func freshen(ctx context.Context, db store.Querier, rep report.Report) (report.Report, error) {
 	ids := make([]int64, 0, len(rep.Sources)+1)
 	if rep.Doc != 0 {
 		ids = append(ids, rep.Doc)
@@ -420,14 +394,14 @@ func freshen(ctx context.Context, pool *pgxpool.Pool, rep report.Report) (report
 	for _, s := range rep.Sources {
 		ids = append(ids, s.ID)
 	}
-	hs, err := currentHeaders(ctx, pool, ids)
+	hs, err := store.Headers(ctx, db, ids)
 	if err != nil {
 		return rep, err
 	}
 	if rep.Doc != 0 {
 		h, ok := hs[rep.Doc]
 		if !ok {
-			h = docHeader{ID: rep.Doc, Restricted: true}
+			h = store.Header{Restricted: true}
 		}
 		rep.ExternalID, rep.Title, rep.Author, rep.Kind, rep.Year, rep.Restricted = h.ExternalID, h.Title, h.Author, h.Kind, h.Year, h.Restricted
 	}
@@ -446,11 +420,11 @@ func freshen(ctx context.Context, pool *pgxpool.Pool, rep report.Report) (report
 }
 
 func sourceHeader(s report.SourceReport) docHeader {
-	return docHeader{ID: s.ID, ExternalID: s.ExternalID, Title: s.Title, Author: s.Author, Kind: s.Kind, Year: s.Year, Restricted: s.Restricted}
+	return docHeader{ID: s.ID, Header: store.Header{ExternalID: s.ExternalID, Title: s.Title, Author: s.Author, Kind: s.Kind, Year: s.Year, Restricted: s.Restricted}}
 }
 
 func reportHeader(rep report.Report) docHeader {
-	return docHeader{ID: rep.Doc, ExternalID: rep.ExternalID, Title: rep.Title, Author: rep.Author, Kind: rep.Kind, Year: rep.Year, Restricted: rep.Restricted}
+	return docHeader{ID: rep.Doc, Header: store.Header{ExternalID: rep.ExternalID, Title: rep.Title, Author: rep.Author, Kind: rep.Kind, Year: rep.Year, Restricted: rep.Restricted}}
 }
 
 // ---- the view of a report ----

@@ -48,11 +48,7 @@ func checkStatus(err error) (int, string) {
 // lastRun is the id of the last committed run (0: none yet): reports are
 // cached per run, since a run may change texts and similarity lists.
 func (s *Server) lastRun(ctx context.Context) (int64, error) {
-	var id int64
-	if err := s.pool.QueryRow(ctx, `select coalesce(max(id), 0) from runs where status = 'committed'`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("read the last run: %w", err)
-	}
-	return id, nil
+	return store.LastCommittedRun(ctx, s.db)
 }
 
 // rawReport is the raw report of a stored document (all its sources, no
@@ -74,7 +70,7 @@ func (s *Server) rawReport(ctx context.Context, id int64) (report.Report, error)
 			opt.Align.Suppress = sup
 		}
 		start := time.Now()
-		rep, err := engine.Passages(ctx, s.pool, s.cfg, id, 0, opt)
+		rep, err := engine.Passages(ctx, s.db.Pool, s.cfg, id, 0, opt)
 		if err == nil {
 			s.log.Debug().Int64("doc", id).Int("sources", len(rep.Sources)).Dur("took", time.Since(start)).Msg("report aligned")
 		}
@@ -125,12 +121,12 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	doc, err := store.GetDocument(ctx, s.pool, id)
+	doc, err := store.GetDocument(ctx, s.db, id)
 	if err != nil {
 		s.pageError(w, r, documentError(err))
 		return
 	}
-	h := docHeader{ID: doc.ID, ExternalID: doc.ExternalID, Title: doc.Title, Author: doc.Author, Kind: doc.Kind, Year: doc.Year, Restricted: doc.Restricted}
+	h := docHeader{ID: doc.ID, Header: doc.Head()}
 	base := s.base(r, h.Name())
 	v := reportView{pageBase: base, Base: "/documents/" + strconv.FormatInt(id, 10), Doc: h, Status: doc.Status,
 		Error: doc.Error, Filename: doc.Filename, Q: rq, Edit: base.Can("staff"), Print: s.now()}
@@ -153,7 +149,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 			if doc.Status == "pending" {
 				v.Notice = "The document changed after the last run: this report shows the version that run indexed. The next run updates it."
 			}
-			if raw, err = freshen(ctx, s.pool, raw); err != nil {
+			if raw, err = freshen(ctx, s.db, raw); err != nil {
 				s.pageError(w, r, err)
 				return
 			}
@@ -193,7 +189,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	raw, err := s.rawReport(ctx, id)
 	if errors.Is(err, report.ErrNoText) {
-		if _, gerr := store.GetDocument(ctx, s.pool, id); gerr != nil {
+		if _, gerr := store.GetDocument(ctx, s.db, id); gerr != nil {
 			err = documentError(gerr)
 		} else {
 			err = problemf(errNotFound, "document %d has no report yet: it is pending, failed or deleted", id)
@@ -203,7 +199,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	if raw, err = freshen(ctx, s.pool, raw); err != nil {
+	if raw, err = freshen(ctx, s.db, raw); err != nil {
 		s.pageError(w, r, err)
 		return
 	}
@@ -400,13 +396,13 @@ func (s *Server) checkResult(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	rep, err := freshen(r.Context(), s.pool, e.Report)
+	rep, err := freshen(r.Context(), s.db, e.Report)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
 	v := reportView{pageBase: s.base(r, "Check: "+checkName(e)), Base: "/check/" + e.Key,
-		Doc: docHeader{Title: checkName(e)}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
+		Doc: docHeader{Header: store.Header{Title: checkName(e)}}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
 	v.Region = buildRegion(rep, rq, v.Base, true) // the caller's own text
 	v.NearDups = s.nearDupView(e.Near, v.Base, e.Report.Sources, false)
 	s.showReport(w, r, v)
@@ -429,7 +425,7 @@ func (s *Server) checkCompare(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	rep, err := freshen(r.Context(), s.pool, e.Report)
+	rep, err := freshen(r.Context(), s.db, e.Report)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -439,7 +435,7 @@ func (s *Server) checkCompare(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	v.Doc, v.IsCheck, v.Filename = docHeader{Title: checkName(e)}, true, e.Filename
+	v.Doc, v.IsCheck, v.Filename = docHeader{Header: store.Header{Title: checkName(e)}}, true, e.Filename
 	v.Title = checkName(e) + " ↔ " + v.Src.Name()
 	s.render(w, r, http.StatusOK, "compare", v)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/passage"
 	"github.com/plagd/plagd/report"
+	"github.com/plagd/plagd/store"
 )
 
 // rtWords makes n made-up words starting with prefix: texts share words
@@ -72,7 +73,7 @@ func newRTArchive(t *testing.T, run bool) *rtArchive {
 	cfg.Engine.MinShared = 2
 	a := &rtArchive{t: t, pool: pool, cfg: cfg, sessions: map[string]rtSession{}}
 	var err error
-	if a.srv, err = New(Options{Config: cfg, Pool: pool, Log: zerolog.Nop()}); err != nil {
+	if a.srv, err = New(Options{Config: cfg, DB: store.NewDB(pool), Log: zerolog.Nop()}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.srv.Close)

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/auth"
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
@@ -43,11 +42,11 @@ func routePath(pattern string, id, other int64) string {
 func TestEveryRouteRefusesAnonymousAndWrongRole(t *testing.T) {
 	e := newAPIEnv(t, true, nil)
 	ctx := context.Background()
-	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "one", Text: words(1, 60)})
+	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "one"}, Text: words(1, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "two", Text: words(2, 60)})
+	other, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "two"}, Text: words(2, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +141,7 @@ func TestRouteGuard_CSRFTokensAndDisabledUsers(t *testing.T) {
 	staffTok := e.user("sam", auth.RoleStaff)
 	cookie, csrf := e.session("ada")
 	staffCookie, staffCSRF := e.session("sam")
-	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Title: "one", Text: words(1, 60)})
+	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "one"}, Text: words(1, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +302,7 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		v    any
-	}{{"Document", store.Document{}}, {"SimilarRow", store.SimilarRow{}}, {"RunInfo", daemon.RunInfo{}},
+	}{{"Document", store.Document{}}, {"SimilarRow", store.SimilarRow{}}, {"RunInfo", store.RunInfo{}},
 		{"Report", report.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", report.SourceReport{}},
 		{"NearDuplicate", engine.NearDuplicate{}}, {"RelatedDocument", engine.RelatedDoc{}}, {"RelatedList", relatedList{}}} {
 		name := c.name

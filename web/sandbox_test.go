@@ -16,6 +16,7 @@ import (
 
 	"github.com/plagd/plagd/extract/sandbox/sandboxtest"
 	"github.com/plagd/plagd/internal/hostile"
+	"github.com/plagd/plagd/store"
 )
 
 // TestCheck_HostileFilesFailAlone sends issue 14's hostile files to
@@ -32,7 +33,7 @@ func TestCheck_HostileFilesFailAlone(t *testing.T) {
 	cfg.Extract.Timeout = 3 * time.Second
 	cfg.Extract.Workers = 2
 	cfg.Extract.MemoryLimit = 512 << 20
-	srv, err := New(Options{Config: cfg, Pool: a.pool, Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)})
+	srv, err := New(Options{Config: cfg, DB: store.NewDB(a.pool), Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/ingest"
+	"github.com/plagd/plagd/store"
 )
 
 // Runner is the part of the daemon the pages show and drive: whether a run
@@ -28,7 +29,9 @@ type Runner interface {
 // Options are what the web interface is built from.
 type Options struct {
 	Config config.Config
-	Pool   *pgxpool.Pool
+	// DB is the archive; the server runs its statements through package
+	// store (and auth, audit and engine for their own tables), none itself.
+	DB *store.DB
 	// Engine answers "check this file now" from the index it keeps loaded;
 	// the daemon shares its own (Daemon.Engine), so a check sees the newest
 	// committed run without loading the index twice.
@@ -50,7 +53,7 @@ type Options struct {
 // enforces it, so no handler can forget the check.
 type Server struct {
 	cfg    config.Config
-	pool   *pgxpool.Pool
+	db     *store.DB
 	engine *engine.Engine
 	// ownEngine: New made the engine (Options.Engine was nil); Close closes it.
 	ownEngine bool
@@ -74,6 +77,9 @@ type Server struct {
 	// only; nothing of them reaches the database.
 	checks *checkCache
 	logins *loginThrottle
+	// docs is the way a document's new content enters: read once by
+	// extract, stored, compared with neardups (package ingest).
+	docs *ingest.Documents
 	// uploads bounds the uploads read and processed at once.
 	uploads *uploadSlots
 	now     func() time.Time
@@ -87,20 +93,21 @@ func New(opt Options) (*Server, error) {
 		return nil, fmt.Errorf("web templates: %w", err)
 	}
 	s := &Server{
-		cfg: opt.Config, pool: opt.Pool, engine: opt.Engine, neardups: opt.NearDups, runner: opt.Runner, health: opt.Health, log: opt.Log,
-		users: auth.NewStore(opt.Pool), pages: pages, mux: http.NewServeMux(),
+		cfg: opt.Config, db: opt.DB, engine: opt.Engine, neardups: opt.NearDups, runner: opt.Runner, health: opt.Health, log: opt.Log,
+		users: auth.NewStore(opt.DB.Pool), pages: pages, mux: http.NewServeMux(),
 		reports: newReportCache(64), checks: newCheckCache(256, time.Hour), logins: newLoginThrottle(opt.Config.Auth),
 		uploads: newUploadSlots(opt.Config.HTTP.MaxConcurrentUploads), now: time.Now,
 	}
 	s.users.LimitHashes(opt.Config.Auth.MaxConcurrentHashes, opt.Config.Auth.HashQueue)
 	if s.engine == nil {
-		s.engine = engine.NewEngine(opt.Config, opt.Pool, opt.Log)
+		s.engine = engine.NewEngine(opt.Config, opt.DB.Pool, opt.Log)
 		s.ownEngine = true
 	}
 	s.extract = s.engine.Extractor()
 	if s.neardups == nil {
-		s.neardups = engine.NewNearDups(opt.Pool, opt.Config)
+		s.neardups = engine.NewNearDups(opt.DB.Pool, opt.Config)
 	}
+	s.docs = ingest.New(s.extract, opt.Config.ExtractOptions(), s.neardups, opt.Log)
 	s.register()
 	return s, nil
 }

@@ -99,7 +99,7 @@ func (o *outageWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter }
 func (s *Server) databaseGone(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	err := s.pool.Ping(ctx)
+	err := s.db.Ping(ctx)
 	if err == nil {
 		return false
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // TestUnavailable_DatabaseOutage stops PostgreSQL (immediate shutdown)
@@ -30,7 +31,7 @@ func TestUnavailable_DatabaseOutage(t *testing.T) {
 	cfg := config.Default()
 	cfg.DatabaseURL, cfg.DataDir, cfg.Engine.Nodes = pc.URL, t.TempDir(), 1
 	health := daemon.NewHealth()
-	srv, err := New(Options{Config: cfg, Pool: pool, Health: health, Log: zerolog.Nop()})
+	srv, err := New(Options{Config: cfg, DB: store.NewDB(pool), Health: health, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -163,31 +162,4 @@ func parseFlag(field, s string) (bool, error) {
 		return false, nil
 	}
 	return false, problemf(errBadRequest, "%s must be true or false, got %q", field, s)
-}
-
-// extractText tries what the next run will do with a document's content
-// (a file, or plain text when content is nil): it returns the text, for the
-// upload-time near-duplicate check, or says when the run will mark the
-// document failed (warning; text is then ""). The document is stored either
-// way, so that a fixed file uploaded again clears the failure. The file is
-// read by the process's extraction pool, where a hostile one costs a child
-// process, not the server.
-func (s *Server) extractText(ctx context.Context, content []byte, filename, contentType, text string) (extracted, warning string) {
-	var err error
-	opt := s.cfg.ExtractOptions()
-	if content != nil {
-		extracted, err = s.extract.Text(ctx, content, filename, contentType, opt)
-	} else {
-		extracted, err = s.extract.Text(ctx, []byte(text), "", "text/plain; charset=utf-8", opt)
-	}
-	var xe *extract.Error
-	switch {
-	case err == nil:
-		return extracted, ""
-	case errors.As(err, &xe):
-		return "", "the next run will mark it failed: " + err.Error()
-	}
-	// Not the file's fault (the request ended, the server is stopping):
-	// the run will read it.
-	return "", "its text could not be read now (" + err.Error() + "); the next run will read it"
 }

@@ -1,8 +1,3 @@
-// Package web is plagd's web interface and JSON API, served by `plagd serve`:
-// the teacher's similarity report, "check a file now", the documents and
-// runs pages for archive staff, /api/v1 for integrations, and the access
-// control in front of all of it. Templates and static assets are embedded,
-// so a deployment is one file.
 package web
 
 import (

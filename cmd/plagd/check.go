@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/config"
@@ -115,12 +114,12 @@ the texts; the text output counts characters.`,
 				return err
 			}
 			ctx := cmd.Context()
-			pool, err := connect(ctx, cfg)
+			db, err := connect(ctx, cfg)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			e := engine.NewEngine(cfg, pool, cli.Logger(cfg))
+			defer db.Close()
+			e := engine.NewEngine(cfg, db.Pool, cli.Logger(cfg))
 			rep, err := e.CheckText(ctx, text, pf.top, pf.options())
 			if err != nil {
 				return err
@@ -169,17 +168,17 @@ func readCheckFile(ctx context.Context, path string, cfg config.Config) (string,
 }
 
 // runSimilarPassages is `plagd similar DOC --passages`.
-func runSimilarPassages(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, doc store.DocInfo, pf *passageFlags, asJSON bool) error {
+func runSimilarPassages(ctx context.Context, cfg config.Config, db *store.DB, doc store.DocInfo, pf *passageFlags, asJSON bool) error {
 	opt := pf.options()
 	if cfg.Engine.DFCap > 0 {
 		// Leave out the chunks the similarities leave out, if the index is at hand.
-		sup, err := engine.NewEngine(cfg, pool, cli.Logger(cfg)).Suppressor(ctx)
+		sup, err := engine.NewEngine(cfg, db.Pool, cli.Logger(cfg)).Suppressor(ctx)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "plagd: chunks over the df cap are not suppressed: %v\n", err)
 		}
 		opt.Align.Suppress = sup
 	}
-	rep, err := engine.Passages(ctx, pool, cfg, doc.ID, pf.top, opt)
+	rep, err := engine.Passages(ctx, db.Pool, cfg, doc.ID, pf.top, opt)
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/report"
+	"github.com/plagd/plagd/store"
 )
 
 // TestCLI_CheckAndPassages: plagd check finds where a new file copies the
@@ -69,7 +69,7 @@ func TestCLI_CheckAndPassages(t *testing.T) {
 
 	// Nothing was stored: the archive still holds two documents.
 	out, _ = plagd(t, url, "status", "--json")
-	var st daemon.Status
+	var st store.Status
 	json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st)
 	if st.Documents.Indexed != 2 {
 		t.Fatalf("after check: %+v, want the 2 ingested documents only", st.Documents)

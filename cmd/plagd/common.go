@@ -7,23 +7,22 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/cli"
+	"github.com/plagd/plagd/store"
 )
 
 // open loads the configuration and connects to its database, checking the
 // schema: the start of every command that works on the archive. The caller
 // closes the pool.
-func (g *globals) open(ctx context.Context) (config.Config, *pgxpool.Pool, error) {
+func (g *globals) open(ctx context.Context) (config.Config, *store.DB, error) {
 	cfg, err := g.Config()
 	if err != nil {
 		return cfg, nil, err
 	}
-	pool, err := connect(ctx, cfg)
-	return cfg, pool, err
+	db, err := connect(ctx, cfg)
+	return cfg, db, err
 }
 
 // exactlyOneArg is an Args check whose message names what the one argument is.
@@ -36,8 +35,10 @@ func exactlyOneArg(what string) cobra.PositionalArgs {
 	}
 }
 
-// connect opens a pool and checks that the schema is the one this binary expects.
-func connect(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
+// connect opens a pool and checks that the schema is the one this binary
+// expects. The commands run no SQL themselves: they pass the pool to store,
+// engine, daemon and auth.
+func connect(ctx context.Context, cfg config.Config) (*store.DB, error) {
 	pool, err := daemon.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
@@ -46,7 +47,7 @@ func connect(ctx context.Context, cfg config.Config) (*pgxpool.Pool, error) {
 		pool.Close()
 		return nil, err
 	}
-	return pool, nil
+	return store.NewDB(pool), nil
 }
 
 func printf(format string, args ...any) { fmt.Fprintf(os.Stdout, format, args...) }

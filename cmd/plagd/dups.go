@@ -42,12 +42,12 @@ first (PSM with VOSH, docs/NEARDUP.md); --exact makes all of them.`,
 				return cli.UsageError{Msg: fmt.Sprintf("--distance must be 1 to 10 bits, got %d", h)}
 			}
 			ctx := cmd.Context()
-			cfg, pool, err := g.open(ctx)
+			cfg, db, err := g.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			rep, err := engine.Clusters(ctx, pool, cfg, engine.DupsOptions{Distance: h, Exact: exact, MinSize: minSize})
+			defer db.Close()
+			rep, err := engine.Clusters(ctx, db.Pool, cfg, engine.DupsOptions{Distance: h, Exact: exact, MinSize: minSize})
 			if err != nil {
 				return err
 			}

@@ -10,15 +10,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/pan"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/store"
 )
 
 func init() { register(newEvalCmd) }
@@ -139,34 +140,30 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 		return err
 	}
 	log := cli.Logger(cfg)
-	pool, err := connect(ctx, cfg)
+	db, err := connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	defer db.Close()
 	suspPrefix, srcPrefix := idPrefix(corpus.SuspDir), idPrefix(corpus.SrcDir)
 	if suspPrefix == srcPrefix {
 		return fmt.Errorf("%s and %s have the same folder name; plagd keys documents by it", corpus.SuspDir, corpus.SrcDir)
 	}
-	var foreign int
-	var example string
-	err = pool.QueryRow(ctx, `select count(*), coalesce(min(external_id), '') from documents
-		where deleted_at is null and not (starts_with(coalesce(external_id, ''), $1) or starts_with(coalesce(external_id, ''), $2))`,
-		suspPrefix+"/", srcPrefix+"/").Scan(&foreign, &example)
+	foreign, example, err := store.CountOutside(ctx, db, suspPrefix+"/", srcPrefix+"/")
 	if err != nil {
 		return fmt.Errorf("check the database: %w", err)
 	}
 	if foreign > 0 {
 		return fmt.Errorf("the database holds %d documents that are not from this corpus (e.g. %q): they would compete in the rankings; use an empty, migrated database (plagd --database URL migrate)", foreign, example)
 	}
-	lock, err := daemon.AcquireMaster(ctx, pool, false)
+	lock, err := daemon.AcquireMaster(ctx, db.Pool, false)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
 
 	t := time.Now()
-	sum, err := daemon.Ingest(ctx, pool, daemon.IngestOptions{Roots: []string{corpus.SuspDir, corpus.SrcDir},
+	sum, err := ingest.Files(ctx, db, ingest.Options{Roots: []string{corpus.SuspDir, corpus.SrcDir},
 		Exts: []string{".txt"}, MaxBytes: cfg.Extract.MaxBytes}, log)
 	if err != nil {
 		return err
@@ -185,7 +182,7 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 	defer os.RemoveAll(tmp)
 	cfg.DataDir = tmp
 	t = time.Now()
-	eng := engine.NewEngine(cfg, pool, log)
+	eng := engine.NewEngine(cfg, db.Pool, log)
 	rep, err := eng.Run(ctx, true)
 	eng.WaitSaved()
 	if err != nil {
@@ -193,7 +190,7 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 	}
 	timings["run"] = time.Since(t).Round(time.Millisecond).String()
 
-	ranked, err := rankedSources(ctx, pool, corpus, suspPrefix, srcPrefix)
+	ranked, err := rankedSources(ctx, db, corpus, suspPrefix, srcPrefix)
 	if err != nil {
 		return err
 	}
@@ -277,7 +274,7 @@ func prepareOut(c *pan.Corpus, out string) error {
 // rankedSources reads the similarity lists of the suspicious documents and
 // keeps the source documents, best first (the engine's order: most shared
 // chunks, then id). Other suspicious documents are not candidates.
-func rankedSources(ctx context.Context, pool *pgxpool.Pool, c *pan.Corpus, suspPrefix, srcPrefix string) (map[string][]string, error) {
+func rankedSources(ctx context.Context, db *store.DB, c *pan.Corpus, suspPrefix, srcPrefix string) (map[string][]string, error) {
 	suspByID, srcByID := map[string]string{}, map[string]string{}
 	for _, d := range c.Susp {
 		suspByID[suspPrefix+"/"+d.Rel] = d.Name
@@ -285,30 +282,19 @@ func rankedSources(ctx context.Context, pool *pgxpool.Pool, c *pan.Corpus, suspP
 	for _, d := range c.Src {
 		srcByID[srcPrefix+"/"+d.Rel] = d.Name
 	}
-	rows, err := pool.Query(ctx, `
-		select a.external_id, b.external_id
-		from similarities s
-		join documents a on a.id = s.doc_id
-		join documents b on b.id = s.other_id
-		where starts_with(a.external_id, $1) and starts_with(b.external_id, $2)
-		order by s.doc_id, s.shared_chunks desc, s.other_id`, suspPrefix+"/", srcPrefix+"/")
+	pairs, err := store.SimilarExternalIDs(ctx, db, suspPrefix+"/", srcPrefix+"/")
 	if err != nil {
-		return nil, fmt.Errorf("read similarities: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	out := map[string][]string{}
-	for rows.Next() {
-		var a, b string
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		if sa, ok := suspByID[a]; ok {
-			if sb, ok := srcByID[b]; ok {
+	for _, p := range pairs {
+		if sa, ok := suspByID[p[0]]; ok {
+			if sb, ok := srcByID[p[1]]; ok {
 				out[sa] = append(out[sa], sb)
 			}
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 type detFile struct {

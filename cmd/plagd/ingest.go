@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/internal/safetext"
 )
@@ -56,13 +56,13 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			cfg, pool, err := g.open(ctx)
+			cfg, db, err := g.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
+			defer db.Close()
 
-			opt := daemon.IngestOptions{
+			opt := ingest.Options{
 				Kind:     kind,
 				Roots:    args,
 				Exts:     exts,
@@ -74,9 +74,9 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 				opt.Check = &check
 				opt.Extract = sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
 				defer opt.Extract.Close()
-				opt.NearDups = engine.NewNearDups(pool, cfg)
+				opt.NearDups = engine.NewNearDups(db.Pool, cfg)
 			}
-			sum, err := daemon.Ingest(ctx, pool, opt, cli.Logger(cfg))
+			sum, err := ingest.Files(ctx, db, opt, cli.Logger(cfg))
 			printIngestSummary(sum)
 			if err != nil {
 				return err
@@ -91,7 +91,7 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 	return cmd
 }
 
-func printIngestSummary(s daemon.IngestSummary) {
+func printIngestSummary(s ingest.Summary) {
 	printf("added %d, updated %d, unchanged %d, failed %d", s.Added, s.Updated, s.Unchanged, s.Failed)
 	if s.Skipped > 0 {
 		printf(", skipped %d (other extensions)", s.Skipped)
@@ -143,7 +143,7 @@ func shown(s string) string { return safetext.Line(s, 1000) }
 
 // ingestOutcome turns "nothing stored" into an error; single failed files
 // are reported, not fatal.
-func ingestOutcome(s daemon.IngestSummary, exts []string) error {
+func ingestOutcome(s ingest.Summary, exts []string) error {
 	switch {
 	case s.Stored() > 0:
 		return nil

@@ -123,7 +123,7 @@ func TestCLI_Workflow(t *testing.T) {
 	}
 
 	out, code = plagd(t, url, "status", "--json")
-	var st daemon.Status
+	var st store.Status
 	if code != 0 || json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st) != nil {
 		t.Fatalf("status --json: exit %d: %s", code, out)
 	}
@@ -140,7 +140,7 @@ func TestCLI_Workflow(t *testing.T) {
 		t.Fatalf("run after fix: exit %d: %s", code, out)
 	}
 	out, _ = plagd(t, url, "status", "--json")
-	st = daemon.Status{}
+	st = store.Status{}
 	json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &st)
 	if st.Documents.Failed != 0 || st.Documents.Indexed != 3 {
 		t.Fatalf("status after fix: %+v", st.Documents)

@@ -50,11 +50,11 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			cfg, pool, err := g.open(ctx)
+			cfg, db, err := g.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
+			defer db.Close()
 			if files {
 				xp := sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
 				defer xp.Close()
@@ -68,7 +68,7 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 						return fmt.Errorf("%s: %w", f, err)
 					}
 				}
-				lists, st, err := engine.RelatedTexts(ctx, pool, cfg, texts, k)
+				lists, st, err := engine.RelatedTexts(ctx, db.Pool, cfg, texts, k)
 				if err != nil {
 					return err
 				}
@@ -94,15 +94,15 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 				fmt.Printf("(%s join of %d files with %d documents; %d pairs compared)\n", st.Method, st.Queries, st.Archive, st.Compared)
 				return nil
 			}
-			id, err := store.ResolveDoc(ctx, pool, args[0])
+			id, err := store.ResolveDoc(ctx, db, args[0])
 			if err != nil {
 				return err
 			}
-			doc, err := store.LoadDocInfo(ctx, pool, id)
+			doc, err := store.LoadDocInfo(ctx, db, id)
 			if err != nil {
 				return err
 			}
-			rows, err := engine.Related(ctx, pool, id, k)
+			rows, err := engine.Related(ctx, db.Pool, id, k)
 			if err != nil {
 				return err
 			}

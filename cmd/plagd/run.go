@@ -26,18 +26,18 @@ when the index in the data directory is missing, stale or damaged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			cfg, pool, err := g.open(ctx)
+			cfg, db, err := g.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
+			defer db.Close()
 			log := cli.Logger(cfg)
-			lock, err := daemon.AcquireMaster(ctx, pool, wait || cfg.Schedule.LockWait)
+			lock, err := daemon.AcquireMaster(ctx, db.Pool, wait || cfg.Schedule.LockWait)
 			if err != nil {
 				return err
 			}
 			defer lock.Release()
-			eng := engine.NewEngine(cfg, pool, log)
+			eng := engine.NewEngine(cfg, db.Pool, log)
 			defer eng.Close()
 			eng.SetFence(lock) // the run commits only while the lock is held
 			ctx, cancel := context.WithCancelCause(ctx)

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/cli"
+	"github.com/plagd/plagd/store"
 	"github.com/plagd/plagd/web"
 )
 
@@ -30,22 +31,22 @@ need an account: create the first one with
   plagd user add NAME --role admin`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, pool, err := g.open(cmd.Context())
+			cfg, db, err := g.open(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
+			defer db.Close()
 			if listen != "" {
 				cfg.HTTP.Listen = listen
 			}
 			log := cli.Logger(cfg)
-			d := daemon.NewDaemon(cfg, pool, log)
-			ui, err := web.New(web.Options{Config: cfg, Pool: pool, Engine: d.Engine(), Runner: d, Health: d.Health(), Log: log})
+			d := daemon.NewDaemon(cfg, db.Pool, log)
+			ui, err := web.New(web.Options{Config: cfg, DB: db, Engine: d.Engine(), Runner: d, Health: d.Health(), Log: log})
 			if err != nil {
 				return err
 			}
 			d.SetUI(ui.Handler())
-			warnNoUsers(cmd.Context(), pool, log)
+			warnNoUsers(cmd.Context(), db, log)
 			return d.Serve(cmd.Context())
 		},
 	}
@@ -54,9 +55,15 @@ need an account: create the first one with
 }
 
 // warnNoUsers tells the operator how to get in when nobody can sign in yet.
-func warnNoUsers(ctx context.Context, pool *pgxpool.Pool, log zerolog.Logger) {
-	var n int
-	if err := pool.QueryRow(ctx, `select count(*) from users where not disabled`).Scan(&n); err == nil && n == 0 {
-		log.Warn().Msg("no user accounts yet: nobody can sign in; create one with `plagd user add NAME --role admin`")
+func warnNoUsers(ctx context.Context, db *store.DB, log zerolog.Logger) {
+	users, err := auth.NewStore(db.Pool).Users(ctx)
+	if err != nil {
+		return
 	}
+	for _, u := range users {
+		if !u.Disabled {
+			return
+		}
+	}
+	log.Warn().Msg("no user accounts yet: nobody can sign in; create one with `plagd user add NAME --role admin`")
 }

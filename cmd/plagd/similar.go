@@ -33,23 +33,23 @@ prints them, with the same flags.`,
 		Args:    exactlyOneArg("one document id or external_id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			cfg, pool, err := g.open(ctx)
+			cfg, db, err := g.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			id, err := store.ResolveDoc(ctx, pool, args[0])
+			defer db.Close()
+			id, err := store.ResolveDoc(ctx, db, args[0])
 			if err != nil {
 				return err
 			}
-			doc, err := store.LoadDocInfo(ctx, pool, id)
+			doc, err := store.LoadDocInfo(ctx, db, id)
 			if err != nil {
 				return err
 			}
 			if pf.enabled {
-				return runSimilarPassages(ctx, cfg, pool, doc, pf, asJSON)
+				return runSimilarPassages(ctx, cfg, db, doc, pf, asJSON)
 			}
-			rows, err := store.Similar(ctx, pool, id)
+			rows, err := store.Similar(ctx, db, id)
 			if err != nil {
 				return err
 			}

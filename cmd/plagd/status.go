@@ -8,10 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
-
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/cli"
+	"github.com/plagd/plagd/store"
+	"github.com/spf13/cobra"
 )
 
 func init() { register(newStatusCmd) }
@@ -38,12 +37,12 @@ func newStatusCmd(g *globals) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			_, pool, err := g.open(ctx)
+			_, db, err := g.open(ctx)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			st, err := daemon.LoadStatus(ctx, pool, runs, failed)
+			defer db.Close()
+			st, err := store.LoadStatus(ctx, db, runs, failed)
 			if err != nil {
 				return err
 			}
@@ -62,7 +61,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 }
 
 // writeStatus prints st for people; now makes "ago" testable.
-func writeStatus(w io.Writer, st daemon.Status, now time.Time) {
+func writeStatus(w io.Writer, st store.Status, now time.Time) {
 	d := st.Documents
 	fmt.Fprintf(w, "Documents:  %d: %d indexed, %d failed, %d pending", d.Total, d.Indexed, d.Failed, d.Pending)
 	if d.Deleted > 0 {
@@ -137,7 +136,7 @@ func plural(n int, noun string) string {
 }
 
 // formatDuration keeps the column short: tenths of a second are enough.
-func formatDuration(r daemon.RunInfo) string {
+func formatDuration(r store.RunInfo) string {
 	switch {
 	case r.Finished == nil && r.Status != "running":
 		return "?"

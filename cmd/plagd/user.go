@@ -57,12 +57,12 @@ hashes: neither is ever shown again after it is created.`,
 // withStore opens the database (checking its schema) for one user command.
 // The audit log records the command's changes as made by "cli:<os user>".
 func withStore(ctx context.Context, g *globals, f func(*auth.Store) error) error {
-	_, pool, err := g.open(ctx)
+	_, db, err := g.open(ctx)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	return f(auth.NewStore(pool).As(audit.CLIActor(), nil))
+	defer db.Close()
+	return f(auth.NewStore(db.Pool).As(audit.CLIActor(), nil))
 }
 
 // nArgs is an Args check for subcommands of `plagd user`, which the root's

@@ -1,4 +1,4 @@
-package daemon
+package ingest
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 func putFile(t *testing.T, path, content string) {
@@ -91,8 +92,8 @@ func TestIngest(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	opt := IngestOptions{Kind: "thesis", Roots: []string{archive, single}, MaxBytes: 50}
-	sum, err := Ingest(ctx, pool, opt, log)
+	opt := Options{Kind: "thesis", Roots: []string{archive, single}, MaxBytes: 50}
+	sum, err := Files(ctx, store.NewDB(pool), opt, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestIngest(t *testing.T) {
 	}
 
 	// Unchanged files: nothing written, no new change-log entries.
-	sum, err = Ingest(ctx, pool, opt, log)
+	sum, err = Files(ctx, store.NewDB(pool), opt, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestIngest(t *testing.T) {
 	// an integrator's edited title survives.
 	pgtest.Exec(t, pool, `update documents set title = 'Edited', text = 'old text' where external_id = 'archive/a.txt'`)
 	putFile(t, filepath.Join(archive, "a.txt"), "alpha text, revised")
-	sum, err = Ingest(ctx, pool, IngestOptions{Roots: []string{archive}, MaxBytes: 50}, log)
+	sum, err = Files(ctx, store.NewDB(pool), Options{Roots: []string{archive}, MaxBytes: 50}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestIngest(t *testing.T) {
 	// A soft-deleted document comes back when its file is ingested again,
 	// even with the same content.
 	pgtest.Exec(t, pool, `update documents set deleted_at = now() where external_id = 'single.pdf'`)
-	sum, err = Ingest(ctx, pool, IngestOptions{Roots: []string{single}}, log)
+	sum, err = Files(ctx, store.NewDB(pool), Options{Roots: []string{single}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestIngestFilters(t *testing.T) {
 	putFile(t, named, "<notes/>")
 
 	// Default: supported extensions in folders, any file named directly.
-	sum, err := Ingest(ctx, pool, IngestOptions{Roots: []string{filepath.Join(dir, "f"), named}}, log)
+	sum, err := Files(ctx, store.NewDB(pool), Options{Roots: []string{filepath.Join(dir, "f"), named}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestIngestFilters(t *testing.T) {
 	}
 
 	// --ext applies everywhere, with or without the dot.
-	sum, err = Ingest(ctx, pool, IngestOptions{Roots: []string{filepath.Join(dir, "f"), named}, Exts: []string{"xml"}}, log)
+	sum, err = Files(ctx, store.NewDB(pool), Options{Roots: []string{filepath.Join(dir, "f"), named}, Exts: []string{"xml"}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestIngestFilters(t *testing.T) {
 
 	// Missing paths are failures, not errors; two folders with one base name collide.
 	putFile(t, filepath.Join(dir, "x", "f", "a.TXT"), "other a")
-	sum, err = Ingest(ctx, pool, IngestOptions{Roots: []string{filepath.Join(dir, "missing"), filepath.Join(dir, "f"), filepath.Join(dir, "x", "f")}}, log)
+	sum, err = Files(ctx, store.NewDB(pool), Options{Roots: []string{filepath.Join(dir, "missing"), filepath.Join(dir, "f"), filepath.Join(dir, "x", "f")}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestIngestCancelled(t *testing.T) {
 	putFile(t, filepath.Join(dir, "a.txt"), "a")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Ingest(ctx, pool, IngestOptions{Roots: []string{dir}}, zerolog.Nop())
+	_, err := Files(ctx, store.NewDB(pool), Options{Roots: []string{dir}}, zerolog.Nop())
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "run the same command again") {
 		t.Fatalf("err = %v, want a cancellation that says what to do", err)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package ingest
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/store"
 )
 
 // TestIngest_NearDuplicates: plagd ingest reports a file that nearly equals
@@ -28,8 +29,8 @@ func TestIngest_NearDuplicates(t *testing.T) {
 	putFile(t, filepath.Join(dir, "2023", "other.txt"), strings.Join(other, " "))
 	putFile(t, filepath.Join(dir, "2024", "essay-again.txt"), enginetest.Reformat(orig))
 	check := cfg.ExtractOptions()
-	opt := IngestOptions{Roots: []string{dir}, Check: &check, NearDups: engine.NewNearDups(pool, cfg)}
-	sum, err := Ingest(ctx, pool, opt, enginetest.Logger(t))
+	opt := Options{Roots: []string{dir}, Check: &check, NearDups: engine.NewNearDups(pool, cfg)}
+	sum, err := Files(ctx, store.NewDB(pool), opt, enginetest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestIngest_NearDuplicates(t *testing.T) {
 	// A resubmission in a later import, after a run.
 	enginetest.MustRun(t, engine.NewEngine(cfg, pool, enginetest.Logger(t)).Run, false)
 	putFile(t, filepath.Join(dir, "2025", "essay-2025.txt"), strings.ToUpper(enginetest.Reformat(orig)))
-	sum, err = Ingest(ctx, pool, opt, enginetest.Logger(t))
+	sum, err = Files(ctx, store.NewDB(pool), opt, enginetest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

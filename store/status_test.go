@@ -1,4 +1,4 @@
-package daemon
+package store
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/internal/pgtest"
-	"github.com/plagd/plagd/store"
 )
 
 // reportFixture is a small archive in every state a report distinguishes.
@@ -76,7 +75,7 @@ func TestLoadStatus(t *testing.T) {
 		('incremental', 'failed', '2024-05-01 09:00:00+00', '2024-05-01 09:00:02.5+00', 0, 0, 0, 0, 0, 0, 0, 'node 2 unreachable', 'h1', 12),
 		('incremental', 'running', now() - interval '3 seconds', null, 0, 0, 0, 0, 0, 0, 0, null, 'h2', 13)`)
 
-	st, err := LoadStatus(ctx, pool, 2, 10)
+	st, err := LoadStatus(ctx, NewDB(pool), 2, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +100,7 @@ func TestLoadStatus(t *testing.T) {
 		failed.Kind != "incremental" || failed.Host != "h1" || failed.PID != 12 || failed.Finished == nil {
 		t.Errorf("failed run %+v", failed)
 	}
-	all, err := LoadStatus(ctx, pool, 10, 0)
+	all, err := LoadStatus(ctx, NewDB(pool), 10, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +123,7 @@ func TestLoadStatus(t *testing.T) {
 }
 
 func TestLoadStatusEmpty(t *testing.T) {
-	st, err := LoadStatus(context.Background(), pgtest.Pool(t, pgtest.NewDB(t)), 10, 10)
+	st, err := LoadStatus(context.Background(), NewDB(pgtest.Pool(t, pgtest.NewDB(t))), 10, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +144,11 @@ func TestResolveDoc(t *testing.T) {
 		"12345":                f.indexed4, // numeric, but no such id: an external_id
 		"gone.txt":             f.deleted,
 	} {
-		if got, err := store.ResolveDoc(ctx, pool, ref); err != nil || got != want {
+		if got, err := ResolveDoc(ctx, pool, ref); err != nil || got != want {
 			t.Errorf("ResolveDoc(%q) = %d, %v; want %d", ref, got, err, want)
 		}
 	}
-	_, err := store.ResolveDoc(ctx, pool, "nope.txt")
+	_, err := ResolveDoc(ctx, pool, "nope.txt")
 	if err == nil || err.Error() != `no document with id or external_id "nope.txt"` {
 		t.Errorf("unknown reference: %v", err)
 	}
@@ -164,7 +163,7 @@ func TestSimilar(t *testing.T) {
 		($2, $1, 10, 0.25), ($4, $2, 5, 0.05)`,
 		f.indexed, f.indexed3, f.indexed2, f.indexed4)
 
-	rows, err := store.Similar(ctx, pool, f.indexed)
+	rows, err := Similar(ctx, pool, f.indexed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +185,7 @@ func TestSimilar(t *testing.T) {
 		t.Errorf("Similar:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
-	if rows, err := store.Similar(ctx, pool, f.pending); err != nil || rows == nil || len(rows) != 0 {
+	if rows, err := Similar(ctx, pool, f.pending); err != nil || rows == nil || len(rows) != 0 {
 		t.Errorf("document without similarities: %v, %v; want an empty list", rows, err)
 	}
 
@@ -197,16 +196,47 @@ func TestSimilar(t *testing.T) {
 		f.failedPending: "pending",
 		f.deleted:       "deleted",
 	} {
-		info, err := store.LoadDocInfo(ctx, pool, id)
+		info, err := LoadDocInfo(ctx, pool, id)
 		if err != nil || info.Status != want {
 			t.Errorf("LoadDocInfo(%d) = %+v, %v; want status %s", id, info, err, want)
 		}
 	}
-	info, _ := store.LoadDocInfo(ctx, pool, f.indexed3)
+	info, _ := LoadDocInfo(ctx, pool, f.indexed3)
 	if info.ExternalID != "theses/c.txt" || info.Title != "C" || info.Chunks != 100 || info.Words != 100 {
 		t.Errorf("LoadDocInfo = %+v", info)
 	}
-	if _, err := store.LoadDocInfo(ctx, pool, -1); err == nil {
+	if _, err := LoadDocInfo(ctx, pool, -1); err == nil {
 		t.Error("LoadDocInfo of a missing id: no error")
+	}
+}
+
+// TestLostEntriesAreNotPending: a document whose similarity or related
+// list lost a member to a hard delete stays indexed everywhere (status
+// counts, failed list, document status, report header), while the delete
+// itself is pending (changedEntry).
+func TestLostEntriesAreNotPending(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t, pgtest.NewDB(t))
+	f := newReportFixture(t, pool)
+	pgtest.Exec(t, pool, `insert into plagd_changes (doc_id, op) values ($1, 'lost'), ($1, 'lost_related'), ($2, 'lost')`,
+		f.indexed, f.failed)
+	st, err := LoadStatus(ctx, NewDB(pool), 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (DocCounts{Total: 7, Indexed: 4, Failed: 1, Pending: 2, Deleted: 1}); st.Documents != want {
+		t.Errorf("Documents = %+v, want %+v", st.Documents, want)
+	}
+	if n, err := PendingDocuments(ctx, pool); err != nil || n != 3 || st.Pending != 3 {
+		t.Errorf("PendingDocuments = %d, %v, Status.Pending = %d; want 3 (lost entries do not count)", n, err, st.Pending)
+	}
+	if len(st.Failed) != 1 || st.Failed[0].ID != f.failed {
+		t.Errorf("Failed = %+v, want %d, whose list only lost an entry", st.Failed, f.failed)
+	}
+	if info, err := LoadDocInfo(ctx, pool, f.indexed); err != nil || info.Status != "indexed" {
+		t.Errorf("LoadDocInfo = %+v, %v; want indexed", info, err)
+	}
+	if d, err := GetDocument(ctx, pool, f.indexed); err != nil || d.Status != "indexed" {
+		t.Errorf("GetDocument = %+v, %v; want indexed", d, err)
 	}
 }

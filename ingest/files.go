@@ -1,4 +1,4 @@
-package daemon
+package ingest
 
 import (
 	"context"
@@ -11,20 +11,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
-	"github.com/plagd/plagd/internal/safetext"
 	"github.com/plagd/plagd/store"
 )
 
-// IngestOptions says what `plagd ingest` loads into the documents table.
-type IngestOptions struct {
+// Options says what `plagd ingest` loads into the documents table.
+type Options struct {
 	// Kind is stored in documents.kind (thesis, essay, ...); "" leaves it NULL
 	// (and an existing document's kind unchanged).
 	Kind string
@@ -47,7 +45,7 @@ type IngestOptions struct {
 	// clears the failure). Costs one extraction per file.
 	Check *extract.Options
 	// Extract reads the files for Check (the process's extraction pool);
-	// nil: Ingest makes one for the call and closes it.
+	// nil: Files makes one for the call and closes it.
 	Extract *sandbox.Pool
 	// NearDups, when set with Check, compares each stored file's text with
 	// the archive and the files stored before it at once (before any run)
@@ -55,49 +53,49 @@ type IngestOptions struct {
 	NearDups *engine.NearDups
 }
 
-// IngestNearDup is a stored file whose text is within neardup.distance bits
-// of documents already stored.
-type IngestNearDup struct {
+// NearDup is a stored file whose text is within neardup.distance bits of
+// documents already stored.
+type NearDup struct {
 	Path       string                 `json:"path"`
 	ID         int64                  `json:"id"`
 	Candidates []engine.NearDuplicate `json:"candidates"`
 }
 
-// IngestFailure is a file that was not stored, with the reason in words.
-type IngestFailure struct {
+// Failure is a file that was not stored, with the reason in words.
+type Failure struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
 }
 
-// IngestSummary counts what Ingest did. Added+Updated+Unchanged+Failed is the
+// Summary counts what Files did. Added+Updated+Unchanged+Failed is the
 // number of files considered; Skipped files did not match the extensions.
-type IngestSummary struct {
-	Added     int             `json:"added"`
-	Updated   int             `json:"updated"`
-	Unchanged int             `json:"unchanged"`
-	Failed    int             `json:"failed"`
-	Skipped   int             `json:"skipped"`
-	Failures  []IngestFailure `json:"failures,omitempty"`
-	Bytes     int64           `json:"bytes"` // size of the files stored or compared
+type Summary struct {
+	Added     int       `json:"added"`
+	Updated   int       `json:"updated"`
+	Unchanged int       `json:"unchanged"`
+	Failed    int       `json:"failed"`
+	Skipped   int       `json:"skipped"`
+	Failures  []Failure `json:"failures,omitempty"`
+	Bytes     int64     `json:"bytes"` // size of the files stored or compared
 	// Formats counts the files stored, by detected format (extract.Format).
 	Formats map[string]int `json:"formats,omitempty"`
 	// Unreadable are files stored whose text cannot be extracted (with Check):
 	// the next run will mark them failed with this reason.
-	Unreadable []IngestFailure `json:"unreadable,omitempty"`
+	Unreadable []Failure `json:"unreadable,omitempty"`
 	// NearDuplicates are added or changed files that nearly equal stored
 	// documents (with Check and engine.NearDups).
-	NearDuplicates []IngestNearDup `json:"near_duplicates,omitempty"`
+	NearDuplicates []NearDup `json:"near_duplicates,omitempty"`
 }
 
 // Stored is the number of files now in the database as they are on disk.
-func (s IngestSummary) Stored() int { return s.Added + s.Updated + s.Unchanged }
+func (s Summary) Stored() int { return s.Added + s.Updated + s.Unchanged }
 
 // fail records a file not stored. Paths and reasons come from the file
 // system and from parsers quoting files: both are made clean bounded lines
 // before they reach the summary (printed, logged, sent as JSON).
-func (s *IngestSummary) fail(path, reason string) {
+func (s *Summary) fail(path, reason string) {
 	s.Failed++
-	s.Failures = append(s.Failures, IngestFailure{Path: store.PathShown(path), Reason: store.ReasonField(reason)})
+	s.Failures = append(s.Failures, Failure{Path: store.PathShown(path), Reason: store.ReasonField(reason)})
 }
 
 // Batches are one transaction each: big enough that the round trips don't
@@ -108,35 +106,15 @@ const (
 	ingestBatchBytes = 64 << 20
 )
 
-// upsertDocument stores one file. A row whose content is unchanged is left
-// alone, so re-running an import is cheap and creates no change-log entries
-// (the trigger fires only on a real update); a changed or soft-deleted
-// document gets the new content, loses its old plain text (which came from
-// the old content) and is undeleted. The title and kind an integrator may
-// have edited are kept. xmax = 0 tells an inserted row from an updated one.
-const upsertDocument = `
-insert into documents as d (external_id, title, kind, filename, content_type, content)
-values ($1, $2, $3, $4, $5, $6)
-on conflict (external_id) do update set
-    content      = excluded.content,
-    filename     = excluded.filename,
-    content_type = excluded.content_type,
-    kind         = coalesce(excluded.kind, d.kind),
-    title        = coalesce(d.title, excluded.title),
-    text         = null,
-    deleted_at   = null,
-    updated_at   = now()
-where d.content is distinct from excluded.content or d.deleted_at is not null
-returning id, (xmax = 0) as inserted`
-
-// Ingest loads files into the documents table, keyed by external_id: a file
+// Files loads files into the documents table, keyed by external_id: a file
 // named directly is keyed by its base name, a file found in folder F by
 // "F/relative/path" (F's base name first, so that two folders with the same
 // relative file names don't collide). Files that cannot be read are listed in
 // the summary and do not stop the import; an error is returned only when the
-// database fails or ctx ends, together with what was done until then.
-func Ingest(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, log zerolog.Logger) (IngestSummary, error) {
-	var sum IngestSummary
+// database fails or ctx ends, together with what was done until then. A
+// file already stored with the same content is left alone (store.StoreFiles).
+func Files(ctx context.Context, db *store.DB, opt Options, log zerolog.Logger) (Summary, error) {
+	var sum Summary
 	if opt.Check != nil && opt.Extract == nil {
 		opt.Extract = sandbox.New(sandbox.Config{Isolate: true, Timeout: opt.Check.Timeout}, log)
 		defer opt.Extract.Close()
@@ -157,7 +135,7 @@ func Ingest(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, log zero
 			size += files[n].size
 			n++
 		}
-		if err := ingestBatch(ctx, pool, opt, files[:n], &sum, log); err != nil {
+		if err := ingestBatch(ctx, db, opt, files[:n], &sum, log); err != nil {
 			if ctx.Err() != nil {
 				return sum, fmt.Errorf("ingest interrupted after %d files; run the same command again to finish (unchanged files are skipped): %w",
 					sum.Stored(), ctx.Err())
@@ -180,18 +158,14 @@ type ingestFile struct {
 	size       int64
 }
 
-// ingestBatch reads the files of one batch and upserts them in one transaction.
-func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, files []ingestFile,
-	sum *IngestSummary, log zerolog.Logger) error {
+// ingestBatch reads the files of one batch and stores them in one
+// transaction (store.StoreFiles).
+func ingestBatch(ctx context.Context, db *store.DB, opt Options, files []ingestFile, sum *Summary, log zerolog.Logger) error {
 	var (
-		batch  pgx.Batch
-		queued []ingestFile
-		kind   *string
+		inputs   []store.FileInput
+		queued   []ingestFile
+		contents [][]byte
 	)
-	if k := safetext.Line(opt.Kind, store.MaxKindBytes); k != "" {
-		kind = &k
-	}
-	var contents [][]byte
 	for _, f := range files {
 		content, err := readLimited(f, opt.MaxBytes)
 		if err != nil {
@@ -200,9 +174,8 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 			continue
 		}
 		name := filepath.Base(f.path)
-		title := safetext.Line(strings.TrimSuffix(name, filepath.Ext(name)), store.MaxTitleBytes)
-		batch.Queue(upsertDocument, f.externalID, title, kind,
-			store.FileNameField(name), store.NullIfEmpty(extract.ContentType(name)), content)
+		inputs = append(inputs, store.FileInput{ExternalID: f.externalID, Title: strings.TrimSuffix(name, filepath.Ext(name)),
+			Kind: opt.Kind, Filename: name, ContentType: extract.ContentType(name), Content: content})
 		queued = append(queued, f)
 		contents = append(contents, content)
 	}
@@ -213,44 +186,29 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 	if err != nil {
 		return err
 	}
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("ingest: begin transaction: %w", err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	var added, updated, unchanged int
-	var bytes int64
-	stored := make([]int64, len(queued)) // document IDs of added and updated files; 0 for unchanged
-	results := tx.SendBatch(ctx, &batch)
-	for i, f := range queued {
-		var inserted bool
-		err := results.QueryRow().Scan(&stored[i], &inserted)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			stored[i] = 0
-			unchanged++
-		case err != nil:
-			results.Close()
-			return fmt.Errorf("ingest: store %s: %w", store.PathShown(f.path), err)
-		case inserted:
-			added++
-		default:
-			updated++
-		}
-		bytes += f.size
-	}
-	if err := results.Close(); err != nil {
-		return fmt.Errorf("ingest: store batch: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("ingest: commit: %w", err)
+	done, err := store.StoreFiles(ctx, db, inputs)
+	var fe *store.FileError
+	switch {
+	case errors.As(err, &fe):
+		return fmt.Errorf("ingest: store %s: %w", store.PathShown(queued[fe.Index].path), fe.Err)
+	case err != nil:
+		return fmt.Errorf("ingest: %w", err)
 	}
 	// Counted only after the commit, so the summary never claims rows a
 	// failed transaction rolled back.
-	sum.Added += added
-	sum.Updated += updated
-	sum.Unchanged += unchanged
-	sum.Bytes += bytes
+	stored := make([]int64, len(queued)) // document IDs of added and updated files; 0 for unchanged
+	for i, d := range done {
+		switch {
+		case d.Unchanged:
+			sum.Unchanged++
+		case d.Inserted:
+			sum.Added++
+		default:
+			sum.Updated++
+		}
+		stored[i] = d.ID
+		sum.Bytes += queued[i].size
+	}
 	if sum.Formats == nil {
 		sum.Formats = map[string]int{}
 	}
@@ -268,7 +226,7 @@ func ingestBatch(ctx context.Context, pool *pgxpool.Pool, opt IngestOptions, fil
 // with the archive, in file order, recording each hash before the next file
 // is checked: two copies in one import are reported at the second.
 func checkNearDups(ctx context.Context, nd *engine.NearDups, files []ingestFile, ids []int64, texts []*string,
-	sum *IngestSummary, log zerolog.Logger) error {
+	sum *Summary, log zerolog.Logger) error {
 	for i, f := range files {
 		if ids[i] == 0 || texts[i] == nil {
 			continue
@@ -284,7 +242,7 @@ func checkNearDups(ctx context.Context, nd *engine.NearDups, files []ingestFile,
 			continue
 		}
 		if len(dups) > 0 {
-			sum.NearDuplicates = append(sum.NearDuplicates, IngestNearDup{Path: store.PathShown(f.path), ID: ids[i], Candidates: dups})
+			sum.NearDuplicates = append(sum.NearDuplicates, NearDup{Path: store.PathShown(f.path), ID: ids[i], Candidates: dups})
 			log.Info().Str("path", store.PathShown(f.path)).Int64("id", ids[i]).Int64("near", dups[0].ID).
 				Int("distance", dups[0].Distance).Int("candidates", len(dups)).Msg("ingest: near-duplicate")
 		}
@@ -297,7 +255,7 @@ func checkNearDups(ctx context.Context, nd *engine.NearDups, files []ingestFile,
 // texts (nil without opt, or for a file whose text cannot be had) and the
 // files whose text cannot be had. An error is not a file's (ctx ended, the
 // pool could not start a process).
-func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt *extract.Options, pool *sandbox.Pool) (map[string]int, []*string, []IngestFailure, error) {
+func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt *extract.Options, pool *sandbox.Pool) (map[string]int, []*string, []Failure, error) {
 	formats := map[string]int{}
 	reasons := make([]string, len(files))
 	var texts []*string
@@ -311,15 +269,14 @@ func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt 
 		for i, f := range files {
 			g.Go(func() error {
 				name := filepath.Base(f.path)
-				text, err := pool.Text(ctx, contents[i], name, extract.ContentType(name), *opt)
-				var xe *extract.Error
+				text, reason, err := readText(ctx, pool, contents[i], name, extract.ContentType(name), *opt)
 				switch {
-				case err == nil:
-					texts[i] = &text
-				case errors.As(err, &xe):
-					reasons[i] = err.Error()
-				default:
+				case err != nil:
 					return err
+				case reason != nil:
+					reasons[i] = reason.Error()
+				default:
+					texts[i] = &text
 				}
 				return nil
 			})
@@ -328,10 +285,10 @@ func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt 
 			return nil, nil, nil, err
 		}
 	}
-	var bad []IngestFailure
+	var bad []Failure
 	for i, r := range reasons {
 		if r != "" {
-			bad = append(bad, IngestFailure{Path: store.PathShown(files[i].path), Reason: store.ReasonField(r)})
+			bad = append(bad, Failure{Path: store.PathShown(files[i].path), Reason: store.ReasonField(r)})
 		}
 	}
 	return formats, texts, bad, nil
@@ -375,7 +332,7 @@ func unwrapPath(err error) error {
 
 // collectFiles lists the files to ingest, in a stable order (roots as given,
 // folders sorted by name). Unreadable paths become failures.
-func collectFiles(opt IngestOptions, sum *IngestSummary, log zerolog.Logger) []ingestFile {
+func collectFiles(opt Options, sum *Summary, log zerolog.Logger) []ingestFile {
 	c := collector{
 		sum:     sum,
 		log:     log,
@@ -403,7 +360,7 @@ func collectFiles(opt IngestOptions, sum *IngestSummary, log zerolog.Logger) []i
 }
 
 type collector struct {
-	sum         *IngestSummary
+	sum         *Summary
 	log         zerolog.Logger
 	exts        map[string]bool
 	filterNamed bool            // apply exts to files named as roots too
@@ -599,4 +556,14 @@ func (p *ingestProgress) finish() {
 	}
 	p.draw(time.Now())
 	fmt.Fprintln(p.term)
+}
+
+// isTerminal reports whether w is a terminal (or a Cygwin/MSYS pty): the
+// progress bar is drawn only there.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok {
+		return false
+	}
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 }
