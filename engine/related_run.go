@@ -226,36 +226,8 @@ func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {
 // to be complete.
 func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments,
 	lost []int64) error {
-	k := e.cfg.Related.K
 	u.stats.Method = "incremental"
-	fresh := make(map[int64]bool, len(rd.indexed))
-	for _, id := range rd.indexed {
-		fresh[id] = true
-	}
-	gone := make(map[int64]bool, len(rd.gone))
-	for _, id := range rd.gone {
-		gone[id] = true
-	}
-	shortened := make(map[int64]bool, len(lost))
-	for _, id := range lost {
-		shortened[id] = true
-	}
-
-	var batch []related.Vector
-	var batchIdx []int32
-	for _, id := range rd.indexed {
-		i := st.index(id)
-		batch = append(batch, st.vecs[i])
-		batchIdx = append(batchIdx, int32(i))
-	}
-	var rest []related.Vector
-	var restIDs []int64
-	for i, id := range st.ids {
-		if !fresh[id] {
-			rest = append(rest, st.vecs[i])
-			restIDs = append(restIDs, id)
-		}
-	}
+	c := newListChange(st, rd, lost)
 	prev, err := e.committedRelated(ctx, u.version)
 	if err != nil {
 		return err
@@ -264,62 +236,18 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	var back [][]related.Neighbor
 	var stored map[int64][]relatedRow
 	if len(e.relatedClients()) == 0 {
-		// One pass: the batch against the archive gives the batch's own
-		// lists and, above each document's floor, the new documents that
-		// may enter its list.
-		if stored, err = e.storedLists(ctx, prev, restIDs); err != nil {
-			return err
-		}
-		floor := make([]float32, len(st.ids))
-		for i, id := range st.ids {
-			l := stored[id]
-			switch {
-			case fresh[id]:
-				floor[i] = float32(math.Inf(1))
-			case len(l) >= k || shortened[id] && len(l) > 0:
-				floor[i] = l[len(l)-1].cosine
-			}
-		}
-		lists, above, err := e.batchAbove(ctx, st, rd.indexed, floor)
-		if err != nil {
-			return err
-		}
-		for j, id := range rd.indexed {
-			u.lists[id] = rowsOf(st, lists[j])
-		}
-		back = make([][]related.Neighbor, len(rest))
-		pos := 0
-		for i, id := range st.ids {
-			if fresh[id] {
-				continue
-			}
-			back[pos] = above[i]
-			pos++
-		}
+		back, stored, err = e.gainsHere(ctx, u, st, rd, c, prev)
 	} else {
-		if err := e.exactLists(ctx, u, st, slices.Clone(rd.indexed)); err != nil {
-			return err
-		}
-		back = make([][]related.Neighbor, len(rest))
-		if len(batch) > 0 && len(rest) > 0 {
-			if back, err = e.joinRelated(ctx, cluster.RelatedJob{K: k, Method: "exact", Data: batch, Queries: rest}); err != nil {
-				return err
-			}
-		}
+		back, err = e.gainsOnNodes(ctx, u, st, rd, c)
 	}
-	if len(rest) == 0 {
-		return nil
+	if err != nil || len(c.restIDs) == 0 {
+		return err
 	}
 	// The lists to patch: those that gain, those that held a changed or
 	// removed document, those that lost a member by cascade.
-	changed := append(slices.Clone(rd.indexed), rd.gone...)
-	rows, err := e.pool.Query(ctx, `select distinct doc_id from related where other_id = any($1)`, changed)
+	holders, err := e.listHolders(ctx, append(slices.Clone(rd.indexed), rd.gone...))
 	if err != nil {
-		return fmt.Errorf("find lists that held changed documents: %w", err)
-	}
-	holders, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return fmt.Errorf("find lists that held changed documents: %w", err)
+		return err
 	}
 	touched := make(map[int64]bool, len(holders)+len(lost))
 	for _, id := range append(holders, lost...) {
@@ -328,8 +256,8 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	if stored == nil {
 		var read []int64
 		for i, l := range back {
-			if len(l) > 0 || touched[restIDs[i]] {
-				read = append(read, restIDs[i])
+			if len(l) > 0 || touched[c.restIDs[i]] {
+				read = append(read, c.restIDs[i])
 			}
 		}
 		if stored, err = e.storedLists(ctx, prev, read); err != nil {
@@ -338,41 +266,16 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	}
 	var redo []int64
 	for i, l := range back {
-		id := restIDs[i]
+		id := c.restIDs[i]
 		if len(l) == 0 && !touched[id] {
 			continue
 		}
-		cur := stored[id]
-		complete := len(cur) < k && !shortened[id]
-		// The stored list is known down to its last member (tau, tauID) in
-		// the lists' order (cosine desc, then document asc): a document tied
-		// with it at tau but with a higher id may be missing from it.
-		tau, tauID := float32(0), int64(0)
-		if len(cur) > 0 {
-			tau, tauID = cur[len(cur)-1].cosine, cur[len(cur)-1].other
-		}
-		kept := make([]related.Neighbor, 0, len(cur))
-		for _, r := range cur {
-			if fresh[r.other] || gone[r.other] {
-				continue // its new cosine, if it still counts, is in l
-			}
-			j := st.index(r.other)
-			if j < 0 { // left meanwhile (deleted during the run): the next run says so
-				complete = false
-				continue
-			}
-			kept = append(kept, related.Neighbor{Doc: int32(j), Sim: r.cosine})
-		}
-		gain := make([]related.Neighbor, len(l))
-		for j, nb := range l {
-			gain[j] = related.Neighbor{Doc: batchIdx[nb.Doc], Sim: nb.Sim}
-		}
-		merged := related.Merge(kept, gain, k)
-		if !complete && (len(merged) < k || worse(merged[len(merged)-1], st.ids, tau, tauID)) {
+		merged, ok := c.patch(stored[id], l, e.cfg.Related.K, c.shortened[id])
+		if !ok {
 			redo = append(redo, id)
 			continue
 		}
-		if !sameList(merged, cur, st) {
+		if !sameList(merged, stored[id], st) {
 			u.lists[id] = rowsOf(st, merged)
 		}
 	}
@@ -384,13 +287,152 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		// The next run's stored lists: the committed ones, patched.
 		st.lists = make(map[int64][]relatedRow, len(prev.lists)+len(rd.indexed))
 		for id, l := range prev.lists {
-			if !gone[id] {
+			if !c.gone[id] {
 				st.lists[id] = l
 			}
 		}
 		maps.Copy(st.lists, u.lists)
 	}
 	return nil
+}
+
+// listChange is what an incremental run changes among the vectors: the
+// batch of documents it (re)indexed, the rest of the archive, and the
+// documents that left or whose list lost a member by cascade.
+type listChange struct {
+	st        *relatedState
+	fresh     map[int64]bool // (re)indexed by the run
+	gone      map[int64]bool // left the index
+	shortened map[int64]bool // lost a list member by cascade
+	batch     []related.Vector
+	batchIdx  []int32 // batch[j] is st's vector batchIdx[j]
+	rest      []related.Vector
+	restIDs   []int64 // the documents of rest
+}
+
+func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange {
+	c := &listChange{st: st, fresh: make(map[int64]bool, len(rd.indexed)), gone: make(map[int64]bool, len(rd.gone)),
+		shortened: make(map[int64]bool, len(lost))}
+	for _, id := range rd.indexed {
+		c.fresh[id] = true
+		i := st.index(id)
+		c.batch = append(c.batch, st.vecs[i])
+		c.batchIdx = append(c.batchIdx, int32(i))
+	}
+	for _, id := range rd.gone {
+		c.gone[id] = true
+	}
+	for _, id := range lost {
+		c.shortened[id] = true
+	}
+	for i, id := range st.ids {
+		if !c.fresh[id] {
+			c.rest = append(c.rest, st.vecs[i])
+			c.restIDs = append(c.restIDs, id)
+		}
+	}
+	return c
+}
+
+// gainsHere makes the batch's own lists and finds, in one pass of the
+// batch against the archive on this process's cores, the new documents
+// above each other document's floor (its stored list's last cosine): what
+// each rest document may gain. It returns those gains and the stored lists
+// it read.
+func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments, c *listChange,
+	prev *relatedState) ([][]related.Neighbor, map[int64][]relatedRow, error) {
+	k := e.cfg.Related.K
+	stored, err := e.storedLists(ctx, prev, c.restIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	floor := make([]float32, len(st.ids))
+	for i, id := range st.ids {
+		l := stored[id]
+		switch {
+		case c.fresh[id]:
+			floor[i] = float32(math.Inf(1))
+		case len(l) >= k || c.shortened[id] && len(l) > 0:
+			floor[i] = l[len(l)-1].cosine
+		}
+	}
+	lists, above, err := e.batchAbove(ctx, st, rd.indexed, floor)
+	if err != nil {
+		return nil, nil, err
+	}
+	for j, id := range rd.indexed {
+		u.lists[id] = rowsOf(st, lists[j])
+	}
+	back := make([][]related.Neighbor, 0, len(c.rest))
+	for i, id := range st.ids {
+		if !c.fresh[id] {
+			back = append(back, above[i])
+		}
+	}
+	return back, stored, nil
+}
+
+// gainsOnNodes makes the batch's own lists by exact joins and lets the
+// node processes join the rest of the archive against the batch: what each
+// rest document may gain.
+func (e *Engine) gainsOnNodes(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments, c *listChange) ([][]related.Neighbor, error) {
+	if err := e.exactLists(ctx, u, st, slices.Clone(rd.indexed)); err != nil {
+		return nil, err
+	}
+	if len(c.batch) == 0 || len(c.rest) == 0 {
+		return make([][]related.Neighbor, len(c.rest)), nil
+	}
+	return e.joinRelated(ctx, cluster.RelatedJob{K: e.cfg.Related.K, Method: "exact", Data: c.batch, Queries: c.rest})
+}
+
+// listHolders are the documents whose stored related list holds one of ids.
+func (e *Engine) listHolders(ctx context.Context, ids []int64) ([]int64, error) {
+	rows, err := e.pool.Query(ctx, `select distinct doc_id from related where other_id = any($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("find lists that held changed documents: %w", err)
+	}
+	holders, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("find lists that held changed documents: %w", err)
+	}
+	return holders, nil
+}
+
+// patch is a stored list cur after the run: its members that did not
+// change, merged with gain (batch positions). ok is false when the result
+// cannot be proven to be the exact top k (the list was full or lost a
+// member, and the patched list is short or ends below what the stored one
+// was known down to): the list must then be joined again.
+func (c *listChange) patch(cur []relatedRow, gain []related.Neighbor, k int, shortened bool) (merged []related.Neighbor, ok bool) {
+	complete := len(cur) < k && !shortened
+	// The stored list is known down to its last member (tau, tauID) in
+	// the lists' order (cosine desc, then document asc): a document tied
+	// with it at tau but with a higher id may be missing from it.
+	tau, tauID := float32(0), int64(0)
+	if len(cur) > 0 {
+		tau, tauID = cur[len(cur)-1].cosine, cur[len(cur)-1].other
+	}
+	kept := make([]related.Neighbor, 0, len(cur))
+	for _, r := range cur {
+		if c.fresh[r.other] || c.gone[r.other] {
+			continue // its new cosine, if it still counts, is in gain
+		}
+		j := c.st.index(r.other)
+		if j < 0 { // left meanwhile (deleted during the run): the next run says so
+			complete = false
+			continue
+		}
+		kept = append(kept, related.Neighbor{Doc: int32(j), Sim: r.cosine})
+	}
+	g := make([]related.Neighbor, len(gain))
+	for j, nb := range gain {
+		g[j] = related.Neighbor{Doc: c.batchIdx[nb.Doc], Sim: nb.Sim}
+	}
+	merged = related.Merge(kept, g, k)
+	if !complete && (len(merged) < k || worse(merged[len(merged)-1], c.st.ids, tau, tauID)) {
+		return nil, false
+	}
+	return merged, true
 }
 
 // worse reports whether n ranks after the stored list's last member (tau,

@@ -1,8 +1,3 @@
-// Package nodepb is the generated gRPC code of the node protocol (node.proto).
-// Regenerate with protoc 3.21+, protoc-gen-go v1.36.12 and
-// protoc-gen-go-grpc v1.6.2 on PATH:
-//
-//	go generate ./cluster/nodepb
 package nodepb
 
 //go:generate protoc --go_out=. --go_opt=paths=source_relative --go-grpc_out=. --go-grpc_opt=paths=source_relative node.proto

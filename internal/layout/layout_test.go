@@ -1,12 +1,11 @@
-// Package layout checks the shape of the repository that docs/ARCHITECTURE.md
-// promises: which packages may do I/O and which may import what. The checks
-// ask the go tool for the packages' real imports (go list), so a promise
-// broken in code fails here, not in review.
 package layout
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -72,6 +71,34 @@ func TestPurePackagesDoNoIO(t *testing.T) {
 					t.Errorf("%s depends on %s: pure packages do no I/O (docs/ARCHITECTURE.md)", p.ImportPath, d)
 				}
 			}
+		}
+	}
+}
+
+// TestEveryPackageHasADocFile: each package teaches in a doc.go what it is
+// for (the package comment sits there, not in whichever file came first).
+func TestEveryPackageHasADocFile(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go tool is not on PATH")
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{.Name}}", "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(f[1], "doc.go"), nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			t.Errorf("%s has no doc.go (%v)", f[0], err)
+			continue
+		}
+		if file.Doc == nil || len(file.Doc.Text()) < 80 {
+			t.Errorf("%s: doc.go holds no package comment that teaches (%d characters)", f[0], len(file.Doc.Text()))
 		}
 	}
 }
