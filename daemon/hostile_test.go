@@ -86,16 +86,16 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 
 	// 2. Ingest: a hostile file, a hostile name, a path too long for an id.
 	dir := t.TempDir()
-	putFile(t, filepath.Join(dir, "bad-hex.pdf"), string(hostilePDF()))
-	putFile(t, filepath.Join(dir, "ok.txt"), base+" "+c.Text())
-	putFile(t, filepath.Join(dir, "evil\u202egnp\x1b[2J\x01.txt"), c.Text())
-	putFile(t, filepath.Join(dir, "bad\xff\xfe.txt"), c.Text())
+	enginetest.PutFile(t, filepath.Join(dir, "bad-hex.pdf"), string(hostilePDF()))
+	enginetest.PutFile(t, filepath.Join(dir, "ok.txt"), base+" "+c.Text())
+	enginetest.PutFile(t, filepath.Join(dir, "evil\u202egnp\x1b[2J\x01.txt"), c.Text())
+	enginetest.PutFile(t, filepath.Join(dir, "bad\xff\xfe.txt"), c.Text())
 	deep := dir
 	for len(deep)-len(dir) < store.MaxExternalIDBytes+100 {
 		deep = filepath.Join(deep, strings.Repeat("d", 200))
 	}
 	if err := os.MkdirAll(deep, 0o755); err == nil {
-		putFile(t, filepath.Join(deep, "deep.txt"), c.Text())
+		enginetest.PutFile(t, filepath.Join(deep, "deep.txt"), c.Text())
 	}
 	sum, err := ingest.Files(ctx, store.NewDB(pool), ingest.Options{Roots: []string{dir}}, enginetest.Logger(t))
 	if err != nil {
@@ -213,16 +213,6 @@ func checkStoredFields(t *testing.T, pool *pgxpool.Pool, apiID int64) {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func putFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

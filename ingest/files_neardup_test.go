@@ -25,9 +25,9 @@ func TestIngest_NearDuplicates(t *testing.T) {
 	orig := enginetest.EssayWords(r, 700)
 	other := enginetest.EssayWords(r, 700)
 	dir := t.TempDir()
-	putFile(t, filepath.Join(dir, "2023", "essay.txt"), strings.Join(orig, " "))
-	putFile(t, filepath.Join(dir, "2023", "other.txt"), strings.Join(other, " "))
-	putFile(t, filepath.Join(dir, "2024", "essay-again.txt"), enginetest.Reformat(orig))
+	enginetest.PutFile(t, filepath.Join(dir, "2023", "essay.txt"), strings.Join(orig, " "))
+	enginetest.PutFile(t, filepath.Join(dir, "2023", "other.txt"), strings.Join(other, " "))
+	enginetest.PutFile(t, filepath.Join(dir, "2024", "essay-again.txt"), enginetest.Reformat(orig))
 	check := cfg.ExtractOptions()
 	opt := Options{Roots: []string{dir}, Check: &check, NearDups: engine.NewNearDups(pool, cfg)}
 	sum, err := Files(ctx, store.NewDB(pool), opt, enginetest.Logger(t))
@@ -45,7 +45,7 @@ func TestIngest_NearDuplicates(t *testing.T) {
 
 	// A resubmission in a later import, after a run.
 	enginetest.MustRun(t, engine.NewEngine(cfg, pool, enginetest.Logger(t)).Run, false)
-	putFile(t, filepath.Join(dir, "2025", "essay-2025.txt"), strings.ToUpper(enginetest.Reformat(orig)))
+	enginetest.PutFile(t, filepath.Join(dir, "2025", "essay-2025.txt"), strings.ToUpper(enginetest.Reformat(orig)))
 	sum, err = Files(ctx, store.NewDB(pool), opt, enginetest.Logger(t))
 	if err != nil {
 		t.Fatal(err)

@@ -14,19 +14,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/extract"
+	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/store"
 )
-
-func putFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // ingestedDoc is what ingest stores, for comparisons.
 type ingestedDoc struct {
@@ -78,15 +69,15 @@ func TestIngest(t *testing.T) {
 
 	dir := t.TempDir()
 	archive := filepath.Join(dir, "archive")
-	putFile(t, filepath.Join(archive, "a.txt"), "alpha text")
-	putFile(t, filepath.Join(archive, "sub", "b.md"), "beta text")
-	putFile(t, filepath.Join(archive, "sub", "c.html"), "<p>gamma</p>")
-	putFile(t, filepath.Join(archive, "image.png"), "\x89PNG")              // other extension: skipped
-	putFile(t, filepath.Join(archive, ".hidden.txt"), "secret")             // hidden: ignored
-	putFile(t, filepath.Join(archive, ".git", "x.txt"), "secret")           // hidden folder: ignored
-	putFile(t, filepath.Join(archive, "big.txt"), strings.Repeat("x", 100)) // over MaxBytes
+	enginetest.PutFile(t, filepath.Join(archive, "a.txt"), "alpha text")
+	enginetest.PutFile(t, filepath.Join(archive, "sub", "b.md"), "beta text")
+	enginetest.PutFile(t, filepath.Join(archive, "sub", "c.html"), "<p>gamma</p>")
+	enginetest.PutFile(t, filepath.Join(archive, "image.png"), "\x89PNG")              // other extension: skipped
+	enginetest.PutFile(t, filepath.Join(archive, ".hidden.txt"), "secret")             // hidden: ignored
+	enginetest.PutFile(t, filepath.Join(archive, ".git", "x.txt"), "secret")           // hidden folder: ignored
+	enginetest.PutFile(t, filepath.Join(archive, "big.txt"), strings.Repeat("x", 100)) // over MaxBytes
 	single := filepath.Join(dir, "single.pdf")
-	putFile(t, single, "%PDF-1.4 fake")
+	enginetest.PutFile(t, single, "%PDF-1.4 fake")
 	// A symbolic link loop must not hang the walk.
 	if err := os.Symlink(archive, filepath.Join(archive, "sub", "loop")); err != nil {
 		t.Fatal(err)
@@ -140,7 +131,7 @@ func TestIngest(t *testing.T) {
 	// A modified file is updated, its stale text cleared, a change logged;
 	// an integrator's edited title survives.
 	pgtest.Exec(t, pool, `update documents set title = 'Edited', text = 'old text' where external_id = 'archive/a.txt'`)
-	putFile(t, filepath.Join(archive, "a.txt"), "alpha text, revised")
+	enginetest.PutFile(t, filepath.Join(archive, "a.txt"), "alpha text, revised")
 	sum, err = Files(ctx, store.NewDB(pool), Options{Roots: []string{archive}, MaxBytes: 50}, log)
 	if err != nil {
 		t.Fatal(err)
@@ -181,11 +172,11 @@ func TestIngestFilters(t *testing.T) {
 	pool := pgtest.Pool(t, pgtest.NewDB(t))
 	log := zerolog.New(zerolog.NewTestWriter(t))
 	dir := t.TempDir()
-	putFile(t, filepath.Join(dir, "f", "a.TXT"), "a")
-	putFile(t, filepath.Join(dir, "f", "b.pdf"), "b")
-	putFile(t, filepath.Join(dir, "f", "c.xml"), "c")
+	enginetest.PutFile(t, filepath.Join(dir, "f", "a.TXT"), "a")
+	enginetest.PutFile(t, filepath.Join(dir, "f", "b.pdf"), "b")
+	enginetest.PutFile(t, filepath.Join(dir, "f", "c.xml"), "c")
 	named := filepath.Join(dir, "notes.xml")
-	putFile(t, named, "<notes/>")
+	enginetest.PutFile(t, named, "<notes/>")
 
 	// Default: supported extensions in folders, any file named directly.
 	sum, err := Files(ctx, store.NewDB(pool), Options{Roots: []string{filepath.Join(dir, "f"), named}}, log)
@@ -206,7 +197,7 @@ func TestIngestFilters(t *testing.T) {
 	}
 
 	// Missing paths are failures, not errors; two folders with one base name collide.
-	putFile(t, filepath.Join(dir, "x", "f", "a.TXT"), "other a")
+	enginetest.PutFile(t, filepath.Join(dir, "x", "f", "a.TXT"), "other a")
 	sum, err = Files(ctx, store.NewDB(pool), Options{Roots: []string{filepath.Join(dir, "missing"), filepath.Join(dir, "f"), filepath.Join(dir, "x", "f")}}, log)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +216,7 @@ func TestIngestFilters(t *testing.T) {
 func TestIngestCancelled(t *testing.T) {
 	pool := pgtest.Pool(t, pgtest.NewDB(t))
 	dir := t.TempDir()
-	putFile(t, filepath.Join(dir, "a.txt"), "a")
+	enginetest.PutFile(t, filepath.Join(dir, "a.txt"), "a")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := Files(ctx, store.NewDB(pool), Options{Roots: []string{dir}}, zerolog.Nop())

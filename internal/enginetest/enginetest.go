@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -365,4 +367,15 @@ func CheckSimilarities(t testing.TB, pool *pgxpool.Pool, cfg config.Config, when
 		t.Fatalf("%s: similarities differ from the reference (%d rows stored, %d expected):\n%s", when, len(got), len(want), d)
 	}
 	return got
+}
+
+// PutFile writes content to path, making its folders: a file for ingest.
+func PutFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

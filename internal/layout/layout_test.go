@@ -2,10 +2,13 @@ package layout
 
 import (
 	"encoding/json"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -100,5 +103,55 @@ func TestEveryPackageHasADocFile(t *testing.T) {
 		if file.Doc == nil || len(file.Doc.Text()) < 80 {
 			t.Errorf("%s: doc.go holds no package comment that teaches (%d characters)", f[0], len(file.Doc.Text()))
 		}
+	}
+}
+
+// TestNoSQLOutsideStore: the web server and the commands run no SQL of
+// their own (docs/ARCHITECTURE.md): no file of theirs imports the database
+// driver, and none calls a statement method (Query, QueryRow or Exec with a
+// context and SQL, Begin, SendBatch, CopyFrom); they go through store,
+// ingest, engine, daemon, auth, audit and migrations.
+func TestNoSQLOutsideStore(t *testing.T) {
+	for _, dir := range []string{"web", "cmd/plagd", "cmd/plagd-lab"} {
+		checkNoSQL(t, filepath.Join("..", "..", dir))
+	}
+}
+
+func checkNoSQL(t *testing.T, dir string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in %s (%v)", dir, err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(path, "github.com/jackc/pgx") {
+				t.Errorf("%s imports %s: call package store instead", name, path)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			statement := slices.Contains([]string{"Query", "QueryRow", "Exec"}, sel.Sel.Name) && len(call.Args) >= 2 ||
+				slices.Contains([]string{"Begin", "BeginTx", "SendBatch", "CopyFrom"}, sel.Sel.Name)
+			if statement {
+				t.Errorf("%s: %s runs a statement: call package store instead", fset.Position(call.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
 	}
 }
