@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,42 @@ func TestConfig_Cluster(t *testing.T) {
 	cfg.Cluster.Nodes = []string{"no-port"}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "host:port") {
 		t.Fatalf("bad address: %v", err)
+	}
+}
+
+// Every field of the configuration has its environment override, and the
+// override reaches the field: a field of a type ApplyEnv cannot read fails.
+func TestConfig_EveryFieldHasAnEnvOverride(t *testing.T) {
+	def := Default()
+	eachField(reflect.ValueOf(&def).Elem(), "PLAGD", func(name string, f reflect.Value) {
+		var v string
+		switch {
+		case f.Type() == durationType:
+			v = "1234s"
+		case f.Kind() == reflect.String:
+			v = "other"
+		case f.Kind() == reflect.Bool:
+			v = strconv.FormatBool(!f.Bool())
+		case f.Kind() == reflect.Slice:
+			v = "a, b"
+		default:
+			v = "7"
+		}
+		cfg := Default()
+		if err := cfg.ApplyEnv(func(k string) string {
+			if k == name {
+				return v
+			}
+			return ""
+		}); err != nil {
+			t.Errorf("%s=%s: %v", name, v, err)
+			return
+		}
+		if reflect.DeepEqual(cfg, Default()) {
+			t.Errorf("%s=%s changed nothing", name, v)
+		}
+	})
+	if n := len(EnvNames()); n < 70 {
+		t.Errorf("only %d environment names", n)
 	}
 }
