@@ -31,52 +31,9 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 		if _, err := tx.Exec(ctx, `set local synchronous_commit = on`); err != nil {
 			return err
 		}
-		// 1. Drop the rows being replaced. A full run also drops the keys
-		// while it writes: checking them row by row makes COPY several times
-		// slower (43k rows/s measured, against 436k with the keys rebuilt once
-		// at the end, 2M rows). TRUNCATE holds the table exclusively anyway.
-		if full {
-			if _, err := tx.Exec(ctx, `
-				alter table similarities drop constraint similarities_doc_fk, drop constraint similarities_other_fk,
-					drop constraint similarities_pkey;
-				drop index similarities_other;
-				truncate similarities`); err != nil {
-				return fmt.Errorf("clear similarities: %w", err)
-			}
-		} else if _, err := tx.Exec(ctx,
-			`delete from similarities where doc_id = any($1) or other_id = any($2)`,
-			out.Replace, out.Others); err != nil {
-			return fmt.Errorf("delete replaced similarities: %w", err)
-		}
-		// 2. COPY the new rows straight in: after step 1 none of them can clash.
-		n, err := tx.CopyFrom(ctx, pgx.Identifier{"similarities"},
-			[]string{"doc_id", "other_id", "shared_chunks", "similarity"}, &rowSource{rows: out.Rows})
-		if err != nil {
-			return fmt.Errorf("write similarities: %w", err)
-		}
-		st.RowsWritten = n
-		if full {
-			if _, err := tx.Exec(ctx, `
-				alter table similarities add constraint similarities_pkey primary key (doc_id, other_id);
-				create index similarities_other on similarities (other_id);
-				alter table similarities
-					add constraint similarities_doc_fk foreign key (doc_id) references documents(id) on delete cascade,
-					add constraint similarities_other_fk foreign key (other_id) references documents(id) on delete cascade`); err != nil {
-				return fmt.Errorf("restore similarity keys: %w", err)
-			}
-		}
-		// 3. Unchanged documents that gained rows keep only their top k,
-		// ordered as everywhere: shared chunks desc, then other_id.
-		if len(out.Trim) > 0 {
-			if _, err := tx.Exec(ctx, `
-				delete from similarities s using (
-					select doc_id, other_id, row_number() over (
-						partition by doc_id order by shared_chunks desc, other_id) as rank
-					from similarities where doc_id = any($1)) r
-				where s.doc_id = r.doc_id and s.other_id = r.other_id and r.rank > $2`,
-				out.Trim, topK); err != nil {
-				return fmt.Errorf("trim similarity lists: %w", err)
-			}
+		var err error
+		if st.RowsWritten, err = writeSimilarities(ctx, tx, full, topK, out); err != nil {
+			return err
 		}
 		if err := writeDocState(ctx, tx, runID, full, out); err != nil {
 			return err
@@ -86,11 +43,11 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 				return err
 			}
 		}
-		// 4. Consume the change log entries this run read.
+		// Consume the change log entries this run read.
 		if st.Consumed, err = cs.consume(ctx, tx); err != nil {
 			return err
 		}
-		// 5. Record the run; its ID is the index generation made current after COMMIT.
+		// Record the run; its ID is the index generation made current after COMMIT.
 		failed := out.Failed()
 		_, err = tx.Exec(ctx, `
 			update runs set status = 'committed', finished_at = clock_timestamp(),
@@ -107,6 +64,58 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 		return err
 	})
 	return st, err
+}
+
+// writeSimilarities replaces the rows the run recomputed and returns how
+// many it wrote.
+func writeSimilarities(ctx context.Context, tx pgx.Tx, full bool, topK int, out *cluster.Outcome) (int64, error) {
+	// 1. Drop the rows being replaced. A full run also drops the keys
+	// while it writes: checking them row by row makes COPY several times
+	// slower (43k rows/s measured, against 436k with the keys rebuilt once
+	// at the end, 2M rows). TRUNCATE holds the table exclusively anyway.
+	if full {
+		if _, err := tx.Exec(ctx, `
+			alter table similarities drop constraint similarities_doc_fk, drop constraint similarities_other_fk,
+				drop constraint similarities_pkey;
+			drop index similarities_other;
+			truncate similarities`); err != nil {
+			return 0, fmt.Errorf("clear similarities: %w", err)
+		}
+	} else if _, err := tx.Exec(ctx,
+		`delete from similarities where doc_id = any($1) or other_id = any($2)`,
+		out.Replace, out.Others); err != nil {
+		return 0, fmt.Errorf("delete replaced similarities: %w", err)
+	}
+	// 2. COPY the new rows straight in: after step 1 none of them can clash.
+	n, err := tx.CopyFrom(ctx, pgx.Identifier{"similarities"},
+		[]string{"doc_id", "other_id", "shared_chunks", "similarity"}, &rowSource{rows: out.Rows})
+	if err != nil {
+		return 0, fmt.Errorf("write similarities: %w", err)
+	}
+	if full {
+		if _, err := tx.Exec(ctx, `
+			alter table similarities add constraint similarities_pkey primary key (doc_id, other_id);
+			create index similarities_other on similarities (other_id);
+			alter table similarities
+				add constraint similarities_doc_fk foreign key (doc_id) references documents(id) on delete cascade,
+				add constraint similarities_other_fk foreign key (other_id) references documents(id) on delete cascade`); err != nil {
+			return 0, fmt.Errorf("restore similarity keys: %w", err)
+		}
+	}
+	// 3. Unchanged documents that gained rows keep only their top k,
+	// ordered as everywhere: shared chunks desc, then other_id.
+	if len(out.Trim) > 0 {
+		if _, err := tx.Exec(ctx, `
+			delete from similarities s using (
+				select doc_id, other_id, row_number() over (
+					partition by doc_id order by shared_chunks desc, other_id) as rank
+				from similarities where doc_id = any($1)) r
+			where s.doc_id = r.doc_id and s.other_id = r.other_id and r.rank > $2`,
+			out.Trim, topK); err != nil {
+			return 0, fmt.Errorf("trim similarity lists: %w", err)
+		}
+	}
+	return n, nil
 }
 
 // commitTimeout bounds the COMMIT of a run's transaction once it is sent.

@@ -65,73 +65,20 @@ func Clusters(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, opt Du
 		return rep, err
 	}
 	rep.Model = m.Version
-	const live = `from simhashes s join documents d on d.id = s.doc_id where s.model = $1 and d.deleted_at is null`
-	rows, err := tx.Query(ctx, `select s.doc_id, s.hash `+live+` order by s.doc_id`, m.Version)
+	ids, entries, err := liveHashes(ctx, tx, m.Version)
 	if err != nil {
-		return rep, fmt.Errorf("read simhashes: %w", err)
-	}
-	var ids []int64
-	var entries []neardup.Entry
-	var id, hash int64
-	if _, err := pgx.ForEachRow(rows, []any{&id, &hash}, func() error {
-		entries = append(entries, neardup.Entry{Hash: uint64(hash), ID: uint32(len(ids))})
-		ids = append(ids, id)
-		return nil
-	}); err != nil {
-		return rep, fmt.Errorf("read simhashes: %w", err)
+		return rep, err
 	}
 	rep.Documents = len(ids)
-	x := neardup.NewPSM(entries, neardup.HeaderBitsFor(len(entries)))
 	o := neardup.QueryOpts{H: h, Budget: cfg.NearDup.Budget}
 	if opt.Exact {
 		o.Budget = 0
 	}
-
-	// Each hash queries the index. With a budget the relation found need not
-	// be symmetric (A may find B and B miss A), so a pair counts once from
-	// either side.
-	nearest := make([]int, len(ids))
-	for i := range nearest {
-		nearest[i] = 65
-	}
-	seen := map[[2]uint32]bool{}
-	var pairs [][2]uint32
-	var s neardup.Searcher
-	var ms []neardup.Match
-	var wb []byte
-	i := 0
-	rows, err = tx.Query(ctx, `select s.hash, s.weights `+live+` order by s.doc_id`, m.Version)
+	pairs, nearest, lookups, err := nearPairs(ctx, tx, m, entries, o)
 	if err != nil {
-		return rep, fmt.Errorf("read simhash weights: %w", err)
+		return rep, err
 	}
-	if _, err := pgx.ForEachRow(rows, []any{&hash, &wb}, func() error {
-		W, err := decodeWeights(wb)
-		if err != nil {
-			return err
-		}
-		p := m.Flip.Probs(&W)
-		var n int
-		ms, n = s.Query(x, uint64(hash), &p, o, ms[:0])
-		rep.Lookups += int64(n)
-		for _, mt := range ms {
-			j := mt.ID
-			if j == uint32(i) {
-				continue
-			}
-			nearest[i] = min(nearest[i], mt.Dist)
-			nearest[j] = min(nearest[j], mt.Dist)
-			k := [2]uint32{min(uint32(i), j), max(uint32(i), j)}
-			if !seen[k] {
-				seen[k] = true
-				pairs = append(pairs, k)
-			}
-		}
-		i++
-		return nil
-	}); err != nil {
-		return rep, fmt.Errorf("query simhashes: %w", err)
-	}
-	rep.Pairs = len(pairs)
+	rep.Pairs, rep.Lookups = len(pairs), lookups
 
 	minSize := max(opt.MinSize, 2)
 	var members []int64
@@ -163,6 +110,81 @@ func Clusters(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, opt Du
 	}
 	rep.Took = time.Since(start).Round(time.Millisecond).String()
 	return rep, nil
+}
+
+// liveHashesFrom are the simhashes of live documents under one model, by
+// document; nearPairs reads their weights in the same order.
+const liveHashesFrom = `from simhashes s join documents d on d.id = s.doc_id where s.model = $1 and d.deleted_at is null`
+
+// liveHashes reads the simhashes of live documents under model version:
+// ids[i] is the document of entries[i] (whose ID is i).
+func liveHashes(ctx context.Context, tx pgx.Tx, version int64) ([]int64, []neardup.Entry, error) {
+	rows, err := tx.Query(ctx, `select s.doc_id, s.hash `+liveHashesFrom+` order by s.doc_id`, version)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read simhashes: %w", err)
+	}
+	var ids []int64
+	var entries []neardup.Entry
+	var id, hash int64
+	if _, err := pgx.ForEachRow(rows, []any{&id, &hash}, func() error {
+		entries = append(entries, neardup.Entry{Hash: uint64(hash), ID: uint32(len(ids))})
+		ids = append(ids, id)
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("read simhashes: %w", err)
+	}
+	return ids, entries, nil
+}
+
+// nearPairs queries every hash against the others (PSM under the model's
+// flip probabilities) and returns the pairs found within o.H bits, each
+// entry's distance to its nearest, and the lookups made. With a budget the
+// relation found need not be symmetric (A may find B and B miss A), so a
+// pair counts once from either side.
+func nearPairs(ctx context.Context, tx pgx.Tx, m *nearModel, entries []neardup.Entry, o neardup.QueryOpts) (pairs [][2]uint32, nearest []int, lookups int64, err error) {
+	x := neardup.NewPSM(entries, neardup.HeaderBitsFor(len(entries)))
+	nearest = make([]int, len(entries))
+	for i := range nearest {
+		nearest[i] = 65
+	}
+	seen := map[[2]uint32]bool{}
+	var s neardup.Searcher
+	var ms []neardup.Match
+	var wb []byte
+	var hash int64
+	i := 0
+	rows, err := tx.Query(ctx, `select s.hash, s.weights `+liveHashesFrom+` order by s.doc_id`, m.Version)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("read simhash weights: %w", err)
+	}
+	if _, err := pgx.ForEachRow(rows, []any{&hash, &wb}, func() error {
+		W, err := decodeWeights(wb)
+		if err != nil {
+			return err
+		}
+		p := m.Flip.Probs(&W)
+		var n int
+		ms, n = s.Query(x, uint64(hash), &p, o, ms[:0])
+		lookups += int64(n)
+		for _, mt := range ms {
+			j := mt.ID
+			if j == uint32(i) {
+				continue
+			}
+			nearest[i] = min(nearest[i], mt.Dist)
+			nearest[j] = min(nearest[j], mt.Dist)
+			k := [2]uint32{min(uint32(i), j), max(uint32(i), j)}
+			if !seen[k] {
+				seen[k] = true
+				pairs = append(pairs, k)
+			}
+		}
+		i++
+		return nil
+	}); err != nil {
+		return nil, nil, 0, fmt.Errorf("query simhashes: %w", err)
+	}
+	return pairs, nearest, lookups, nil
 }
 
 // documentMeta reads what a near-duplicate listing shows of each document.
