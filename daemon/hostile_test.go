@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/internal/enginetest"
@@ -69,13 +70,13 @@ func TestRun_HostileDocumentFields(t *testing.T) {
 	// 1. The API's store function: every field hostile.
 	h := hostileLine()
 	apiID, err := store.CreateDocument(ctx, pool, store.DocumentInput{
-		Header:   store.Header{ExternalID: "ext" + h, Title: h, Author: h, Kind: h},
+		Header:   archive.Header{ExternalID: "ext" + h, Title: h, Author: h, Kind: h},
 		Filename: h + ".pdf", ContentType: "application/pdf", Content: hostilePDF(),
 	})
 	if err != nil {
 		t.Fatalf("store.CreateDocument with hostile fields: %v", err)
 	}
-	textID, err := store.CreateDocument(ctx, pool, store.DocumentInput{Header: store.Header{Title: "text"}, Text: base + "\x00 \xff\xfe " + c.Text()})
+	textID, err := store.CreateDocument(ctx, pool, store.DocumentInput{Header: archive.Header{Title: "text"}, Text: base + "\x00 \xff\xfe " + c.Text()})
 	if err != nil {
 		t.Fatalf("store.CreateDocument with a text holding NUL and invalid UTF-8: %v", err)
 	}

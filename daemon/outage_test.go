@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/enginetest"
@@ -243,7 +244,7 @@ func (u *uploader) start() (stop func() []string) {
 		for i := 0; ctx.Err() == nil; i++ {
 			ext := fmt.Sprint("upload-", i)
 			cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
-			_, err := store.CreateDocument(cctx, u.pool, store.DocumentInput{Header: store.Header{ExternalID: ext}, Text: u.c.Text()})
+			_, err := store.CreateDocument(cctx, u.pool, store.DocumentInput{Header: archive.Header{ExternalID: ext}, Text: u.c.Text()})
 			ccancel()
 			u.mu.Lock()
 			if err == nil {

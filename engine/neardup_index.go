@@ -11,17 +11,17 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/neardup"
-	"github.com/plagd/plagd/store"
 )
 
 // NearDuplicate is a document whose simhash is within neardup.distance bits
 // of another text's: a re-upload, a resubmission with a new title page, a
-// lightly edited copy. Its header fields are store.Header's, declared one by
+// lightly edited copy. Its header fields are archive.Header's, declared one by
 // one because JSON keeps the fields' order and the API lists title before
 // external_id here (an embedded Header would change the answers); Head
-// returns them as a store.Header.
+// returns them as a archive.Header.
 type NearDuplicate struct {
 	ID         int64  `json:"id"`
 	Title      string `json:"title,omitempty"`
@@ -39,8 +39,8 @@ type NearDuplicate struct {
 }
 
 // Head is d's header.
-func (d NearDuplicate) Head() store.Header {
-	return store.Header{ExternalID: d.ExternalID, Title: d.Title, Author: d.Author, Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}
+func (d NearDuplicate) Head() archive.Header {
+	return archive.Header{ExternalID: d.ExternalID, Title: d.Title, Author: d.Author, Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}
 }
 
 // NearDups answers near-duplicate queries from an in-memory PSM index of the

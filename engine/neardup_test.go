@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
@@ -88,7 +89,7 @@ func lightEdit(r *rand.Rand, ws []string, frac float64) string {
 
 func createText(t testing.TB, pool *pgxpool.Pool, ext, text string) int64 {
 	t.Helper()
-	id, err := store.CreateDocument(context.Background(), pool, store.DocumentInput{Header: store.Header{ExternalID: ext, Title: ext}, Text: text})
+	id, err := store.CreateDocument(context.Background(), pool, store.DocumentInput{Header: archive.Header{ExternalID: ext, Title: ext}, Text: text})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/report"
@@ -62,9 +63,7 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 		srcs = append(srcs, s)
 	}
 	rep := report.Build(ctx, cfg.Params(), *doc.body, srcs, opt)
-	rep.Doc, rep.Chunks = docID, doc.chunks
-	rep.ExternalID, rep.Title, rep.Author, rep.Kind, rep.Year, rep.Restricted =
-		doc.externalID, doc.title, doc.author, doc.kind, doc.year, doc.restricted
+	rep.Doc, rep.Chunks, rep.Header = docID, doc.chunks, doc.head
 	return rep, ctx.Err()
 }
 
@@ -135,18 +134,15 @@ func CheckText(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, text 
 
 // storedText is a document's stored text and header.
 type storedText struct {
-	externalID, title, author, kind string
-	year                            int
-	restricted                      bool
-	body                            *string // nil: no stored text
-	chunks                          int
+	head   archive.Header
+	body   *string // nil: no stored text
+	chunks int
 }
 
 // source is the SourceReport of document id with this text and header,
 // without figures.
 func (t storedText) source(id int64) report.SourceReport {
-	return report.SourceReport{ID: id, ExternalID: t.externalID, Title: t.title, Author: t.author, Kind: t.kind,
-		Year: t.year, Restricted: t.restricted, Text: *t.body}
+	return report.SourceReport{ID: id, Header: t.head, Text: *t.body}
 }
 
 // storedTexts reads the stored texts of ids (documents missing from the
@@ -167,7 +163,7 @@ func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int6
 	for rows.Next() {
 		var id int64
 		var t storedText
-		if err := rows.Scan(&id, &t.externalID, &t.title, &t.author, &t.kind, &t.year, &t.restricted, &t.body, &t.chunks); err != nil {
+		if err := rows.Scan(&id, &t.head.ExternalID, &t.head.Title, &t.head.Author, &t.head.Kind, &t.head.Year, &t.head.Restricted, &t.body, &t.chunks); err != nil {
 			return nil, fmt.Errorf("read stored texts: %w", err)
 		}
 		out[id] = t

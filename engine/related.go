@@ -8,16 +8,16 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/related"
-	"github.com/plagd/plagd/store"
 )
 
 // RelatedDoc is a document related to another by topic: the cosine of
 // their TF-IDF vectors (1: the same words in the same proportions).
 type RelatedDoc struct {
 	ID int64 `json:"id"`
-	store.Header
+	archive.Header
 	Cosine float64 `json:"cosine"`
 }
 

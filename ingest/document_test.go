@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/audit"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
@@ -39,16 +40,16 @@ func TestDocuments(t *testing.T) {
 	})
 
 	essay := enginetest.EssayWords(r, 600)
-	first, err := docs.Create(ctx, tx, store.DocumentInput{Header: store.Header{Title: "first"}, Text: strings.Join(essay, " ")})
+	first, err := docs.Create(ctx, tx, store.DocumentInput{Header: archive.Header{Title: "first"}, Text: strings.Join(essay, " ")})
 	if err != nil || first.Warning != "" || !first.Checked || first.NearDupsErr != nil || len(first.NearDups) != 0 {
 		t.Fatalf("Create = %+v, %v; want a checked document without near-duplicates", first, err)
 	}
-	again, err := docs.Create(ctx, tx, store.DocumentInput{Header: store.Header{Title: "again"}, Text: enginetest.Reformat(essay)})
+	again, err := docs.Create(ctx, tx, store.DocumentInput{Header: archive.Header{Title: "again"}, Text: enginetest.Reformat(essay)})
 	if err != nil || !again.Checked || len(again.NearDups) != 1 || again.NearDups[0].ID != first.ID {
 		t.Fatalf("Create of a copy = %+v, %v; want %d as its near-duplicate", again, err, first.ID)
 	}
 
-	broken, err := docs.Create(ctx, tx, store.DocumentInput{Header: store.Header{Title: "scan"}, Filename: "scan.pdf",
+	broken, err := docs.Create(ctx, tx, store.DocumentInput{Header: archive.Header{Title: "scan"}, Filename: "scan.pdf",
 		ContentType: "application/pdf", Content: []byte("%PDF-1.4 broken")})
 	if err != nil || broken.Checked || !strings.HasPrefix(broken.Warning, "the next run will mark it failed: ") {
 		t.Fatalf("Create of an unreadable file = %+v, %v; want it stored with a warning, unchecked", broken, err)

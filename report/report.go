@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
 )
@@ -39,14 +40,9 @@ type Report struct {
 	// Doc is the document's id; 0 for a text that is not in the archive
 	// (a checked file: daemon's CheckText), which has no header either.
 	Doc int64 `json:"doc,omitempty"`
-	// The document's header, from the archive.
-	ExternalID string `json:"external_id,omitempty"`
-	Title      string `json:"title,omitempty"`
-	Author     string `json:"author,omitempty"`
-	Kind       string `json:"kind,omitempty"`
-	Year       int    `json:"year,omitempty"`
-	// Restricted documents show their text to admins only (documents.restricted).
-	Restricted bool `json:"restricted"`
+	// The document's header, from the archive; a restricted document shows
+	// its text to admins only (documents.restricted).
+	archive.Header
 	// Coverage is the share of the document's characters covered by a
 	// passage from any source, each counted once, excluded text left out
 	// (passage.Coverage): the figure a teacher sees first.
@@ -67,14 +63,9 @@ type Report struct {
 
 // SourceReport is one source of a document and the passages they share.
 type SourceReport struct {
-	ID         int64  `json:"id"`
-	ExternalID string `json:"external_id,omitempty"`
-	Title      string `json:"title,omitempty"`
-	Author     string `json:"author,omitempty"`
-	Kind       string `json:"kind,omitempty"`
-	Year       int    `json:"year,omitempty"`
-	// Restricted sources show their text to admins only.
-	Restricted bool `json:"restricted"`
+	ID int64 `json:"id"`
+	// The source's header; a restricted source shows its text to admins only.
+	archive.Header
 	// Similarity is document→source, the share of the document's chunks
 	// found in the source; Reverse is source→document.
 	Similarity float64 `json:"similarity"`

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/internal/safetext"
 )
 
@@ -30,7 +31,7 @@ var (
 // format) or plain text, with what the archive knows about it.
 type DocumentInput struct {
 	// Header: ExternalID "" is none (NULL), Year 0 unknown.
-	Header
+	archive.Header
 	Filename    string
 	ContentType string
 	Content     []byte // the file; nil when Text is given
@@ -354,17 +355,17 @@ func LockRestricted(ctx context.Context, tx Querier, id int64) (bool, error) {
 
 // Headers reads the headers of ids as they are now; an id that is no
 // document's is missing from the map.
-func Headers(ctx context.Context, q Querier, ids []int64) (map[int64]Header, error) {
+func Headers(ctx context.Context, q Querier, ids []int64) (map[int64]archive.Header, error) {
 	rows, err := q.Query(ctx, `select id, coalesce(external_id, ''), coalesce(title, ''), coalesce(author, ''),
 		coalesce(kind, ''), coalesce(year, 0), restricted from documents where id = any($1)`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read document headers: %w", err)
 	}
 	defer rows.Close()
-	out := make(map[int64]Header, len(ids))
+	out := make(map[int64]archive.Header, len(ids))
 	for rows.Next() {
 		var id int64
-		var h Header
+		var h archive.Header
 		if err := rows.Scan(&id, &h.ExternalID, &h.Title, &h.Author, &h.Kind, &h.Year, &h.Restricted); err != nil {
 			return nil, fmt.Errorf("read document headers: %w", err)
 		}
@@ -387,4 +388,9 @@ func CountOutside(ctx context.Context, q Querier, prefixes ...string) (n int, ex
 		return 0, "", fmt.Errorf("count documents: %w", err)
 	}
 	return n, example, nil
+}
+
+// Head is d's header.
+func (d Document) Head() archive.Header {
+	return archive.Header{ExternalID: d.ExternalID, Title: d.Title, Author: d.Author, Kind: d.Kind, Year: d.Year, Restricted: d.Restricted}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/store"
@@ -148,7 +149,7 @@ func (s *Server) documentInput(r *http.Request) (store.DocumentInput, error) {
 		return in, err
 	}
 	var body struct {
-		store.Header
+		archive.Header
 		Text string `json:"text"`
 	}
 	if err := decodeJSON(r, &body, true); err != nil {

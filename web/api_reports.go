@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/passage"
 	"github.com/plagd/plagd/report"
@@ -169,7 +170,7 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 // apiDocHead is a document's header in a pair report.
 type apiDocHead struct {
 	ID int64 `json:"id"`
-	store.Header
+	archive.Header
 	TextWithheld bool `json:"text_withheld,omitempty"` // the excerpts of this side are left out
 }
 

@@ -23,7 +23,7 @@
 //     what it matches and how much. A report served from the cache takes
 //     the headers, restriction included, as they are now (freshen).
 //   - Pages and JSON answers are built from the same store and engine
-//     values (store.Header, store.Document, engine reports); JSON keys and
+//     values (archive.Header, store.Document, engine reports); JSON keys and
 //     their order are the API's contract (docs/WEB.md, openapi.json).
 //
 // # Data in and out

@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/passage"
 	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
@@ -367,7 +368,7 @@ func withQuery(path string, v url.Values) string {
 // docHeader is what the archive says about a document now.
 type docHeader struct {
 	ID int64
-	store.Header
+	archive.Header
 }
 
 // Name is how a document is called on a page: its title, else its
@@ -401,7 +402,7 @@ func freshen(ctx context.Context, db store.Querier, rep report.Report) (report.R
 	if rep.Doc != 0 {
 		h, ok := hs[rep.Doc]
 		if !ok {
-			h = store.Header{Restricted: true}
+			h = archive.Header{Restricted: true}
 		}
 		rep.ExternalID, rep.Title, rep.Author, rep.Kind, rep.Year, rep.Restricted = h.ExternalID, h.Title, h.Author, h.Kind, h.Year, h.Restricted
 	}
@@ -420,11 +421,11 @@ func freshen(ctx context.Context, db store.Querier, rep report.Report) (report.R
 }
 
 func sourceHeader(s report.SourceReport) docHeader {
-	return docHeader{ID: s.ID, Header: store.Header{ExternalID: s.ExternalID, Title: s.Title, Author: s.Author, Kind: s.Kind, Year: s.Year, Restricted: s.Restricted}}
+	return docHeader{ID: s.ID, Header: s.Header}
 }
 
 func reportHeader(rep report.Report) docHeader {
-	return docHeader{ID: rep.Doc, Header: store.Header{ExternalID: rep.ExternalID, Title: rep.Title, Author: rep.Author, Kind: rep.Kind, Year: rep.Year, Restricted: rep.Restricted}}
+	return docHeader{ID: rep.Doc, Header: rep.Header}
 }
 
 // ---- the view of a report ----

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/report"
@@ -402,7 +403,7 @@ func (s *Server) checkResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := reportView{pageBase: s.base(r, "Check: "+checkName(e)), Base: "/check/" + e.Key,
-		Doc: docHeader{Header: store.Header{Title: checkName(e)}}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
+		Doc: docHeader{Header: archive.Header{Title: checkName(e)}}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
 	v.Region = buildRegion(rep, rq, v.Base, true) // the caller's own text
 	v.NearDups = s.nearDupView(e.Near, v.Base, e.Report.Sources, false)
 	s.showReport(w, r, v)
@@ -435,7 +436,7 @@ func (s *Server) checkCompare(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	v.Doc, v.IsCheck, v.Filename = docHeader{Header: store.Header{Title: checkName(e)}}, true, e.Filename
+	v.Doc, v.IsCheck, v.Filename = docHeader{Header: archive.Header{Title: checkName(e)}}, true, e.Filename
 	v.Title = checkName(e) + " ↔ " + v.Src.Name()
 	s.render(w, r, http.StatusOK, "compare", v)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/report"
@@ -42,11 +43,11 @@ func routePath(pattern string, id, other int64) string {
 func TestEveryRouteRefusesAnonymousAndWrongRole(t *testing.T) {
 	e := newAPIEnv(t, true, nil)
 	ctx := context.Background()
-	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "one"}, Text: words(1, 60)})
+	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: archive.Header{Title: "one"}, Text: words(1, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "two"}, Text: words(2, 60)})
+	other, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: archive.Header{Title: "two"}, Text: words(2, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestRouteGuard_CSRFTokensAndDisabledUsers(t *testing.T) {
 	staffTok := e.user("sam", auth.RoleStaff)
 	cookie, csrf := e.session("ada")
 	staffCookie, staffCSRF := e.session("sam")
-	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: store.Header{Title: "one"}, Text: words(1, 60)})
+	id, err := store.CreateDocument(ctx, e.pool, store.DocumentInput{Header: archive.Header{Title: "one"}, Text: words(1, 60)})
 	if err != nil {
 		t.Fatal(err)
 	}

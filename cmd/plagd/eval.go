@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/ingest"
@@ -139,63 +140,23 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 	if err != nil {
 		return err
 	}
-	log := cli.Logger(cfg)
 	db, err := connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	suspPrefix, srcPrefix := idPrefix(corpus.SuspDir), idPrefix(corpus.SrcDir)
-	if suspPrefix == srcPrefix {
-		return fmt.Errorf("%s and %s have the same folder name; plagd keys documents by it", corpus.SuspDir, corpus.SrcDir)
-	}
-	foreign, example, err := store.CountOutside(ctx, db, suspPrefix+"/", srcPrefix+"/")
-	if err != nil {
-		return fmt.Errorf("check the database: %w", err)
-	}
-	if foreign > 0 {
-		return fmt.Errorf("the database holds %d documents that are not from this corpus (e.g. %q): they would compete in the rankings; use an empty, migrated database (plagd --database URL migrate)", foreign, example)
-	}
-	lock, err := daemon.AcquireMaster(ctx, db.Pool, false)
+	rep, err := indexCorpus(ctx, cfg, db, corpus, suspPrefix, srcPrefix, timings)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-
-	t := time.Now()
-	sum, err := ingest.Files(ctx, db, ingest.Options{Roots: []string{corpus.SuspDir, corpus.SrcDir},
-		Exts: []string{".txt"}, MaxBytes: cfg.Extract.MaxBytes}, log)
-	if err != nil {
-		return err
-	}
-	if sum.Failed > 0 {
-		return fmt.Errorf("%d corpus files could not be stored, e.g. %s: %s", sum.Failed, sum.Failures[0].Path, sum.Failures[0].Reason)
-	}
-	timings["ingest"] = time.Since(t).Round(time.Millisecond).String()
-
-	// The index goes to a throw-away folder: the evaluation leaves nothing
-	// behind but the database rows.
-	tmp, err := os.MkdirTemp("", "plagd-eval-index-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	cfg.DataDir = tmp
-	t = time.Now()
-	eng := engine.NewEngine(cfg, db.Pool, log)
-	rep, err := eng.Run(ctx, true)
-	eng.WaitSaved()
-	if err != nil {
-		return err
-	}
-	timings["run"] = time.Since(t).Round(time.Millisecond).String()
 
 	ranked, err := rankedSources(ctx, db, corpus, suspPrefix, srcPrefix)
 	if err != nil {
 		return err
 	}
 
-	t = time.Now()
+	t := time.Now()
 	candidates := ranked
 	if allSrc {
 		candidates = map[string][]string{}
@@ -414,4 +375,56 @@ func printEvalReport(r evalReport) {
 	if r.Scorer != "" {
 		printf("official scorer: %s\n", r.Scorer)
 	}
+}
+
+// indexCorpus stores the corpus's files in the empty database db and indexes
+// them with one full run, under the master lock, with the index in a
+// throw-away folder: the evaluation leaves nothing behind but the rows.
+func indexCorpus(ctx context.Context, cfg config.Config, db *store.DB, corpus *pan.Corpus, suspPrefix, srcPrefix string,
+	timings map[string]string) (engine.RunReport, error) {
+	log := cli.Logger(cfg)
+	if suspPrefix == srcPrefix {
+		return engine.RunReport{}, fmt.Errorf("%s and %s have the same folder name; plagd keys documents by it", corpus.SuspDir, corpus.SrcDir)
+	}
+	foreign, example, err := store.CountOutside(ctx, db, suspPrefix+"/", srcPrefix+"/")
+	if err != nil {
+		return engine.RunReport{}, fmt.Errorf("check the database: %w", err)
+	}
+	if foreign > 0 {
+		return engine.RunReport{}, fmt.Errorf("the database holds %d documents that are not from this corpus (e.g. %q): they would compete in the rankings; use an empty, migrated database (plagd --database URL migrate)", foreign, example)
+	}
+	lock, err := daemon.AcquireMaster(ctx, db.Pool, false)
+	if err != nil {
+		return engine.RunReport{}, err
+	}
+	defer lock.Release()
+
+	t := time.Now()
+	sum, err := ingest.Files(ctx, db, ingest.Options{Roots: []string{corpus.SuspDir, corpus.SrcDir},
+		Exts: []string{".txt"}, MaxBytes: cfg.Extract.MaxBytes}, log)
+	if err != nil {
+		return engine.RunReport{}, err
+	}
+	if sum.Failed > 0 {
+		return engine.RunReport{}, fmt.Errorf("%d corpus files could not be stored, e.g. %s: %s", sum.Failed, sum.Failures[0].Path, sum.Failures[0].Reason)
+	}
+	timings["ingest"] = time.Since(t).Round(time.Millisecond).String()
+
+	// The index goes to a throw-away folder: the evaluation leaves nothing
+	// behind but the database rows.
+	tmp, err := os.MkdirTemp("", "plagd-eval-index-")
+	if err != nil {
+		return engine.RunReport{}, err
+	}
+	defer os.RemoveAll(tmp)
+	cfg.DataDir = tmp
+	t = time.Now()
+	eng := engine.NewEngine(cfg, db.Pool, log)
+	rep, err := eng.Run(ctx, true)
+	eng.WaitSaved()
+	if err != nil {
+		return rep, err
+	}
+	timings["run"] = time.Since(t).Round(time.Millisecond).String()
+	return rep, nil
 }

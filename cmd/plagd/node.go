@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/cluster"
@@ -70,50 +72,16 @@ SIGTERM or SIGINT stops the node after the calls in progress.`,
 					*o.dst = o.val
 				}
 			}
-			if err := cc.Validate(); err != nil {
-				return err
-			}
-			sec, err := remote.LoadSecurity(cc.TLSCert, cc.TLSKey, cc.TLSCA, cc.SecretFile, cc.Insecure)
+			sec, err := nodeSecurity(cc, listen)
 			if err != nil {
 				return err
-			}
-			if sec.Insecure && (cc.SecretFile != "" || cc.TLSCert != "") {
-				sec.Insecure = false // security is configured: use it
-			}
-			if sec.Insecure && !loopback(listen) {
-				return fmt.Errorf("cluster.insecure is set, but --listen %s is not a loopback address: an unauthenticated node may only listen on 127.0.0.1 or ::1", listen)
 			}
 			node := cluster.NewLocalNode(0, 0)
 			srv, err := remote.NewServer(node, sec, log)
 			if err != nil {
 				return err
 			}
-			l, err := net.Listen("tcp", listen)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", listen, err)
-			}
-			mode := "shared secret"
-			switch {
-			case sec.CertFile != "" && len(sec.Secret) > 0:
-				mode = "mutual TLS and shared secret"
-			case sec.CertFile != "":
-				mode = "mutual TLS"
-			case sec.Insecure:
-				mode = "none (insecure, loopback only)"
-			}
-			log.Info().Str("listen", l.Addr().String()).Str("auth", mode).Msg("node serving")
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(l) }()
-			select {
-			case err := <-done:
-				return fmt.Errorf("node server: %w", err)
-			case <-cmd.Context().Done():
-				log.Info().Msg("stopping: waiting for calls in progress")
-				srv.GracefulStop()
-				<-done
-				log.Info().Msg("node stopped")
-				return nil
-			}
+			return serveNode(cmd.Context(), srv, sec, listen, log)
 		},
 	}
 	f := cmd.Flags()
@@ -148,4 +116,55 @@ func (g *globals) nodeConfig() (config.Config, error) {
 		cfg.Log.Format = g.LogFormat
 	}
 	return cfg, err
+}
+
+// nodeSecurity is the node's authentication from the cluster section (flags
+// applied): mutual TLS, a shared secret or both; none only on a loopback
+// address (cluster.insecure, for tests).
+func nodeSecurity(cc config.Cluster, listen string) (remote.Security, error) {
+	if err := cc.Validate(); err != nil {
+		return remote.Security{}, err
+	}
+	sec, err := remote.LoadSecurity(cc.TLSCert, cc.TLSKey, cc.TLSCA, cc.SecretFile, cc.Insecure)
+	if err != nil {
+		return sec, err
+	}
+	if sec.Insecure && (cc.SecretFile != "" || cc.TLSCert != "") {
+		sec.Insecure = false // security is configured: use it
+	}
+	if sec.Insecure && !loopback(listen) {
+		return sec, fmt.Errorf("cluster.insecure is set, but --listen %s is not a loopback address: an unauthenticated node may only listen on 127.0.0.1 or ::1", listen)
+	}
+	return sec, nil
+}
+
+// serveNode serves srv on listen until the server fails or ctx ends (SIGTERM,
+// SIGINT), then lets the calls in progress finish.
+func serveNode(ctx context.Context, srv *remote.Server, sec remote.Security, listen string, log zerolog.Logger) error {
+	l, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", listen, err)
+	}
+	mode := "shared secret"
+	switch {
+	case sec.CertFile != "" && len(sec.Secret) > 0:
+		mode = "mutual TLS and shared secret"
+	case sec.CertFile != "":
+		mode = "mutual TLS"
+	case sec.Insecure:
+		mode = "none (insecure, loopback only)"
+	}
+	log.Info().Str("listen", l.Addr().String()).Str("auth", mode).Msg("node serving")
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("node server: %w", err)
+	case <-ctx.Done():
+		log.Info().Msg("stopping: waiting for calls in progress")
+		srv.GracefulStop()
+		<-done
+		log.Info().Msg("node stopped")
+		return nil
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
@@ -56,73 +58,9 @@ one batch: Alewiwi et al.'s R-S join, by related.method (zolip or exact).`,
 			}
 			defer db.Close()
 			if files {
-				xp := sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
-				defer xp.Close()
-				texts := make([]string, len(args))
-				for i, f := range args {
-					b, err := os.ReadFile(f)
-					if err != nil {
-						return err
-					}
-					if texts[i], err = xp.Text(ctx, b, filepath.Base(f), extract.ContentType(f), cfg.ExtractOptions()); err != nil {
-						return fmt.Errorf("%s: %w", f, err)
-					}
-				}
-				lists, st, err := engine.RelatedTexts(ctx, db.Pool, cfg, texts, k)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					type fileResult struct {
-						File    string              `json:"file"`
-						Related []engine.RelatedDoc `json:"related"`
-					}
-					res := make([]fileResult, len(args))
-					for i := range args {
-						res[i] = fileResult{args[i], lists[i]}
-					}
-					return cli.PrintJSON(struct {
-						Stats engine.RelatedStats `json:"stats"`
-						Files []fileResult        `json:"files"`
-					}{st, res})
-				}
-				for i, f := range args {
-					fmt.Printf("%s\n", f)
-					writeRelated(os.Stdout, lists[i])
-					fmt.Println()
-				}
-				fmt.Printf("(%s join of %d files with %d documents; %d pairs compared)\n", st.Method, st.Queries, st.Archive, st.Compared)
-				return nil
+				return relatedFiles(ctx, cfg, db, args, k, asJSON)
 			}
-			id, err := store.ResolveDoc(ctx, db, args[0])
-			if err != nil {
-				return err
-			}
-			doc, err := store.LoadDocInfo(ctx, db, id)
-			if err != nil {
-				return err
-			}
-			rows, err := engine.Related(ctx, db.Pool, id, k)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return cli.PrintJSON(struct {
-					Document store.DocInfo       `json:"document"`
-					Related  []engine.RelatedDoc `json:"related"`
-				}{doc, rows})
-			}
-			fmt.Printf("Document %d", doc.ID)
-			if doc.Title != "" {
-				fmt.Printf("  %q", doc.Title)
-			}
-			fmt.Printf("  (%s)\n", doc.Status)
-			if len(rows) == 0 && doc.Status != "indexed" {
-				fmt.Println("  no related documents yet: the next run computes them")
-				return nil
-			}
-			writeRelated(os.Stdout, rows)
-			return nil
+			return relatedDocument(ctx, db, args[0], k, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -141,4 +79,78 @@ func writeRelated(w io.Writer, rows []engine.RelatedDoc) {
 		nd := engine.NearDuplicate{Title: d.Title, Author: d.Author, Year: d.Year, Kind: d.Kind, ExternalID: d.ExternalID}
 		fmt.Fprintf(w, "  %5.1f%%  #%-7d %s\n", 100*d.Cosine, d.ID, describeNear(nd))
 	}
+}
+
+// relatedFiles compares files with the archive, without storing them.
+func relatedFiles(ctx context.Context, cfg config.Config, db *store.DB, paths []string, k int, asJSON bool) error {
+	xp := sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
+	defer xp.Close()
+	texts := make([]string, len(paths))
+	for i, f := range paths {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if texts[i], err = xp.Text(ctx, b, filepath.Base(f), extract.ContentType(f), cfg.ExtractOptions()); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	lists, st, err := engine.RelatedTexts(ctx, db.Pool, cfg, texts, k)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		type fileResult struct {
+			File    string              `json:"file"`
+			Related []engine.RelatedDoc `json:"related"`
+		}
+		res := make([]fileResult, len(paths))
+		for i := range paths {
+			res[i] = fileResult{paths[i], lists[i]}
+		}
+		return cli.PrintJSON(struct {
+			Stats engine.RelatedStats `json:"stats"`
+			Files []fileResult        `json:"files"`
+		}{st, res})
+	}
+	for i, f := range paths {
+		fmt.Printf("%s\n", f)
+		writeRelated(os.Stdout, lists[i])
+		fmt.Println()
+	}
+	fmt.Printf("(%s join of %d files with %d documents; %d pairs compared)\n", st.Method, st.Queries, st.Archive, st.Compared)
+	return nil
+}
+
+// relatedDocument lists the stored related documents of one document.
+func relatedDocument(ctx context.Context, db *store.DB, ref string, k int, asJSON bool) error {
+	id, err := store.ResolveDoc(ctx, db, ref)
+	if err != nil {
+		return err
+	}
+	doc, err := store.LoadDocInfo(ctx, db, id)
+	if err != nil {
+		return err
+	}
+	rows, err := engine.Related(ctx, db.Pool, id, k)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return cli.PrintJSON(struct {
+			Document store.DocInfo       `json:"document"`
+			Related  []engine.RelatedDoc `json:"related"`
+		}{doc, rows})
+	}
+	fmt.Printf("Document %d", doc.ID)
+	if doc.Title != "" {
+		fmt.Printf("  %q", doc.Title)
+	}
+	fmt.Printf("  (%s)\n", doc.Status)
+	if len(rows) == 0 && doc.Status != "indexed" {
+		fmt.Println("  no related documents yet: the next run computes them")
+		return nil
+	}
+	writeRelated(os.Stdout, rows)
+	return nil
 }
