@@ -195,8 +195,10 @@ func (v *pdfValidator) xrefTable(lx *pdfLexer) (int64, bool, *Error) {
 			if k&1023 == 0 {
 				v.bud.spend(64)
 			}
-			if !lx.skipToken() || !lx.skipToken() || !lx.skipToken() {
-				return 0, false, nil
+			for range 3 {
+				if !lx.skipToken() {
+					return 0, false, nil
+				}
 			}
 		}
 	}
