@@ -13,6 +13,7 @@ import (
 
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/internal/testtext"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
 	"github.com/plagd/plagd/report"
@@ -28,38 +29,17 @@ type passageCorpus struct {
 }
 
 func newPassageCorpus(seed uint64) passageCorpus {
-	c := newWordGen(seed)
+	c := testtext.NewWordGen(seed)
 	var pc passageCorpus
-	s1, s2 := c.words("s", 300), c.words("t", 300)
+	s1, s2 := c.Words("s", 300), c.Words("t", 300)
 	w1, w2 := strings.Fields(s1), strings.Fields(s2)
 	pc.copied1 = strings.Join(w1[100:160], " ")
 	pc.copied2 = strings.Join(w2[50:90], " ")
 	pc.quoted2 = "“" + pc.copied2 + "”"
-	pc.src1, pc.src2, pc.other = s1, s2, c.words("o", 300)
-	pc.essay = c.words("e", 150) + "\n\n" + pc.copied1 + ".\n\n" + c.words("e", 150) + " as the author wrote, " + pc.quoted2 +
-		" and then " + c.words("e", 200) + "\n\nReferences\n" + c.words("e", 40) + "\n"
+	pc.src1, pc.src2, pc.other = s1, s2, c.Words("o", 300)
+	pc.essay = c.Words("e", 150) + "\n\n" + pc.copied1 + ".\n\n" + c.Words("e", 150) + " as the author wrote, " + pc.quoted2 +
+		" and then " + c.Words("e", 200) + "\n\nReferences\n" + c.Words("e", 40) + "\n"
 	return pc
-}
-
-// wordGen makes texts of made-up words, uniform over a large vocabulary,
-// each text kind with its own first letter: texts share words only where
-// a test copies them, so passages have exactly the expected ends.
-type wordGen struct{ rng *rand.Rand }
-
-func newWordGen(seed uint64) *wordGen { return &wordGen{rand.New(rand.NewPCG(seed, 5))} }
-
-func (g *wordGen) words(prefix string, n int) string {
-	const letters = "abcdefghijklmnoprstuvzčšžá"
-	ls := []rune(letters)
-	ws := make([]string, n)
-	for i := range ws {
-		w := []rune(prefix)
-		for k := 2 + g.rng.IntN(6); k > 0; k-- {
-			w = append(w, ls[g.rng.IntN(len(ls))])
-		}
-		ws[i] = string(w)
-	}
-	return strings.Join(ws, " ")
 }
 
 func insertDoc(t testing.TB, pool *pgxpool.Pool, ext, text string) int64 {
@@ -309,16 +289,16 @@ func TestCheckText_SuppressesTemplates(t *testing.T) {
 	pool := pgtest.Pool(t, url)
 	cfg := enginetest.Config(t, url, 2)
 	cfg.Engine.DFCap = 2
-	c := newWordGen(seed)
-	template := c.words("t", 40)
+	c := testtext.NewWordGen(seed)
+	template := c.Words("t", 40)
 	for i := 0; i < 4; i++ {
-		insertDoc(t, pool, "tpl-"+strconv.Itoa(i), c.words("d"+strconv.Itoa(i), 100)+"\n\n"+template+"\n\n"+c.words("d"+strconv.Itoa(i), 100))
+		insertDoc(t, pool, "tpl-"+strconv.Itoa(i), c.Words("d"+strconv.Itoa(i), 100)+"\n\n"+template+"\n\n"+c.Words("d"+strconv.Itoa(i), 100))
 	}
-	src := c.words("s", 200)
+	src := c.Words("s", 200)
 	srcID := insertDoc(t, pool, "src", src)
 	mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false)
 	copied := strings.Join(strings.Fields(src)[20:80], " ")
-	rep, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(context.Background(), template+"\n\n"+c.words("e", 50)+"\n\n"+copied, 0, report.Options{})
+	rep, err := NewEngine(cfg, pool, enginetest.Logger(t)).CheckText(context.Background(), template+"\n\n"+c.Words("e", 50)+"\n\n"+copied, 0, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

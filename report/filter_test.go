@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/internal/testseed"
+	"github.com/plagd/plagd/internal/testtext"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
 )
@@ -17,11 +18,11 @@ import (
 // filterCorpus is a document and its sources with copies in every place a
 // filter cares about: plain text, quotations, block quotes and the
 // bibliography, on both sides; sources get random similarities.
-func filterCorpus(rng *rand.Rand, g *wordGen) (string, []SourceReport) {
+func filterCorpus(rng *rand.Rand, g *testtext.WordGen) (string, []SourceReport) {
 	nsrc := 1 + rng.IntN(5)
 	srcWords := make([][]string, nsrc)
 	for i := range srcWords {
-		srcWords[i] = strings.Fields(g.words(fmt.Sprintf("s%d", i), 200+rng.IntN(200)))
+		srcWords[i] = strings.Fields(g.Words(fmt.Sprintf("s%d", i), 200+rng.IntN(200)))
 	}
 	piece := func() string {
 		w := srcWords[rng.IntN(nsrc)]
@@ -31,7 +32,7 @@ func filterCorpus(rng *rand.Rand, g *wordGen) (string, []SourceReport) {
 	}
 	var b strings.Builder
 	for k := 3 + rng.IntN(6); k > 0; k-- {
-		b.WriteString(g.words("e", 20+rng.IntN(80)))
+		b.WriteString(g.Words("e", 20+rng.IntN(80)))
 		switch rng.IntN(4) {
 		case 0:
 			b.WriteString("\n\n" + piece() + ".\n\n")
@@ -45,7 +46,7 @@ func filterCorpus(rng *rand.Rand, g *wordGen) (string, []SourceReport) {
 			b.WriteString(" " + strings.Join(p[:h], " ") + " “" + strings.Join(p[h:], " ") + "” ")
 		}
 	}
-	b.WriteString(g.words("e", 30) + "\n\nReferences\n" + piece() + "\n" + piece() + "\n")
+	b.WriteString(g.Words("e", 30) + "\n\nReferences\n" + piece() + "\n" + piece() + "\n")
 	doc := b.String()
 	// Sources quote the document back: their own exclusions matter too.
 	dw := strings.Fields(doc)
@@ -180,7 +181,7 @@ func applyDirect(rep Report, f Filter) Report {
 func TestReportFilter_EqualsDirect(t *testing.T) {
 	seed := testseed.Seed(t)
 	rng := rand.New(rand.NewPCG(seed, 21))
-	g := newWordGen(seed)
+	g := testtext.NewWordGen(seed)
 	p := invindex.DefaultParams()
 	ctx := context.Background()
 	for iter := 0; iter < 40; iter++ {
@@ -222,11 +223,11 @@ func TestReportFilter_EqualsDirect(t *testing.T) {
 // TestReportFilter_ExcludeSource: leaving a source out lowers the overall
 // coverage exactly to the union of the other sources' passages.
 func TestReportFilter_ExcludeSource(t *testing.T) {
-	g := newWordGen(7)
-	s1, s2 := strings.Fields(g.words("a", 200)), strings.Fields(g.words("b", 200))
+	g := testtext.NewWordGen(7)
+	s1, s2 := strings.Fields(g.Words("a", 200)), strings.Fields(g.Words("b", 200))
 	c1, c2 := strings.Join(s1[20:80], " "), strings.Join(s2[50:90], " ")
 	// The two copies lie side by side in the document.
-	text := g.words("e", 100) + "\n\n" + c1 + " " + c2 + "\n\n" + g.words("e", 100)
+	text := g.Words("e", 100) + "\n\n" + c1 + " " + c2 + "\n\n" + g.Words("e", 100)
 	srcs := []SourceReport{
 		{ID: 1, Similarity: 0.2, Text: strings.Join(s1, " ")},
 		{ID: 2, Similarity: 0.1, Text: strings.Join(s2, " ")},

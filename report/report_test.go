@@ -2,34 +2,13 @@ package report
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/plagd/plagd/internal/testtext"
 	"github.com/plagd/plagd/invindex"
 )
-
-// wordGen makes texts of made-up words, uniform over a large vocabulary,
-// each text kind with its own first letter: texts share words only where
-// a test copies them, so passages have exactly the expected ends.
-type wordGen struct{ rng *rand.Rand }
-
-func newWordGen(seed uint64) *wordGen { return &wordGen{rand.New(rand.NewPCG(seed, 5))} }
-
-func (g *wordGen) words(prefix string, n int) string {
-	const letters = "abcdefghijklmnoprstuvzčšžá"
-	ls := []rune(letters)
-	ws := make([]string, n)
-	for i := range ws {
-		w := []rune(prefix)
-		for k := 2 + g.rng.IntN(6); k > 0; k-- {
-			w = append(w, ls[g.rng.IntN(len(ls))])
-		}
-		ws[i] = string(w)
-	}
-	return strings.Join(ws, " ")
-}
 
 // BenchmarkBuild is the CPU part of a passage report (tokenising the
 // document and its 100 sources, aligning, exclusions, coverage) with the
@@ -41,15 +20,15 @@ func BenchmarkBuild(b *testing.B) {
 		docWords, srcLen int
 	}{{"essay", 3000, 3000}, {"thesis", 100_000, 20_000}} {
 		b.Run(c.name, func(b *testing.B) {
-			g := newWordGen(1)
-			doc := strings.Fields(g.words("", c.docWords))
+			g := testtext.NewWordGen(1)
+			doc := strings.Fields(g.Words("", c.docWords))
 			srcs := make([]SourceReport, 100)
 			for i := range srcs {
-				s := strings.Fields(g.words("", c.srcLen))
+				s := strings.Fields(g.Words("", c.srcLen))
 				if i%4 == 0 {
 					for k := 0; k < 4; k++ {
-						n := 40 + g.rng.IntN(81)
-						from, at := g.rng.IntN(len(doc)-n), g.rng.IntN(len(s)-n)
+						n := 40 + g.IntN(81)
+						from, at := g.IntN(len(doc)-n), g.IntN(len(s)-n)
 						copy(s[at:at+n], doc[from:from+n])
 					}
 				}
