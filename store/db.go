@@ -22,7 +22,7 @@ type DB struct {
 	*pgxpool.Pool
 }
 
-// NewDB wraps an open pool (daemon.Connect opens one).
+// NewDB wraps an open pool (store.Connect opens one).
 func NewDB(pool *pgxpool.Pool) *DB { return &DB{Pool: pool} }
 
 // Audited runs fn in one transaction recorded in the audit log as a's

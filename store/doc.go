@@ -7,6 +7,9 @@
 //
 // # What it offers
 //
+//   - Connections (connect.go): Connect opens the pool and checks the server
+//     answers, with advice when it does not; CheckSchema says whether the
+//     database is migrated to this binary's schema.
 //   - Documents (documents.go): create, update, soft-delete, read and list
 //     a document (Document, with its processing status), its stored text
 //     (DocumentText), the current headers of a report's documents

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/config"
-	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/store"
 )
@@ -39,11 +38,11 @@ func exactlyOneArg(what string) cobra.PositionalArgs {
 // expects. The commands run no SQL themselves: they pass the pool to store,
 // engine, daemon and auth.
 func connect(ctx context.Context, cfg config.Config) (*store.DB, error) {
-	pool, err := daemon.Connect(ctx, cfg.DatabaseURL)
+	pool, err := store.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
-	if err := daemon.CheckSchema(ctx, pool); err != nil {
+	if err := store.CheckSchema(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
 	}

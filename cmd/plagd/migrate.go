@@ -8,13 +8,14 @@ import (
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/migrations"
+	"github.com/plagd/plagd/store"
 )
 
 func init() { register(newMigrateCmd) }
 
 // newMigrateCmd is `plagd migrate`: bring the database schema up to the
 // version this binary needs. It is the one command that runs against an
-// unmigrated database, so it connects with daemon.Connect rather than
+// unmigrated database, so it connects with store.Connect rather than
 // connect(), which insists on the current schema.
 func newMigrateCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -38,7 +39,7 @@ Run it after installing or upgrading plagd, before starting the daemon.`, migrat
 				return err
 			}
 			ctx := cmd.Context()
-			pool, err := daemon.Connect(ctx, cfg.DatabaseURL)
+			pool, err := store.Connect(ctx, cfg.DatabaseURL)
 			if err != nil {
 				return err
 			}

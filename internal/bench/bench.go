@@ -12,6 +12,7 @@ import (
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/internal/synth"
+	"github.com/plagd/plagd/store"
 )
 
 // Report is everything one bench measured.
@@ -105,12 +106,12 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 	defer os.RemoveAll(dir)
 	cfg.DataDir = dir
 
-	pool, err := daemon.Connect(ctx, cfg.DatabaseURL)
+	pool, err := store.Connect(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := daemon.CheckSchema(ctx, pool); err != nil {
+	if err := store.CheckSchema(ctx, pool); err != nil {
 		return fmt.Errorf("%w (run plagd migrate on the bench database first)", err)
 	}
 	lock, err := daemon.AcquireMaster(ctx, pool, false)
