@@ -174,6 +174,15 @@ func writeDocState(ctx context.Context, tx pgx.Tx, runID int64, full bool, out *
 	if _, err := tx.Exec(ctx, `delete from plagd_text_stage where run_id = $1`, runID); err != nil {
 		return fmt.Errorf("clear text stage: %w", err)
 	}
+	// What ingest read for the next run has served (or is stale): every
+	// document the run handled leaves plagd_extracted.
+	handled := make([]int64, 0, len(out.Docs)+len(out.Deleted))
+	for _, d := range out.Docs {
+		handled = append(handled, d.ID)
+	}
+	if _, err := tx.Exec(ctx, `delete from plagd_extracted where doc_id = any($1)`, append(handled, out.Deleted...)); err != nil {
+		return fmt.Errorf("clear texts read at upload: %w", err)
+	}
 	if _, err := tx.Exec(ctx, `delete from document_status where doc_id = any($1)`, out.Deleted); err != nil {
 		return fmt.Errorf("delete status of deleted documents: %w", err)
 	}

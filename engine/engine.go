@@ -183,6 +183,9 @@ type RunReport struct {
 	// read (from the stage, and stored ones for a rebuild) and tokenised:
 	// each once, whatever the number of phases.
 	TextsRead, TextsTokenised int64
+	// TextsReused counts the files whose text the run took from what ingest
+	// read at upload (same bytes, same reader) instead of extracting again.
+	TextsReused int64
 }
 
 // Run performs one run and commits it. full forces a full recomputation; an
@@ -249,7 +252,8 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 	}
 	ev := log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
 		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
-		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Int("nodes", rep.Nodes)
+		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Int("nodes", rep.Nodes).
+		Int64("texts_reused", rep.TextsReused)
 	if e.remote != nil {
 		countBytes()
 		ev = ev.Int64("bytes_to_nodes", rep.BytesToNodes).Int64("bytes_from_nodes", rep.BytesFromNodes)
@@ -386,9 +390,11 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 	}
 	rep.Phases["plan"] = time.Since(t)
 	t = time.Now()
-	src := &pgSource{pool: e.pool, run: runID, opt: e.cfg.ExtractOptions(), extract: e.extract}
+	opt := e.cfg.ExtractOptions()
+	src := &pgSource{pool: e.pool, run: runID, opt: opt, extract: e.extract, reader: store.Reader(opt)}
 	out, err := e.cur().Run(ctx, plan, src)
 	rep.Phases["compute"] = time.Since(t)
+	rep.TextsReused += src.reused.Load()
 	return out, cs, err
 }
 

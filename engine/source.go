@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,13 +25,21 @@ type pgSource struct {
 	run     int64
 	opt     extract.Options
 	extract *sandbox.Pool
+	// reader is store.Reader(opt): a text read at upload by the same reader
+	// from the same bytes (plagd_extracted) is taken instead of extracting
+	// again; reused counts those.
+	reader string
+	reused atomic.Int64
 }
 
 // Fresh implements cluster.TextSource.
 func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText, error) {
 	rows, err := s.pool.Query(ctx, `
-		select id, deleted_at is not null, content, filename, content_type, text
-		from documents where id = any($1)`, ids)
+		select d.id, d.deleted_at is not null, d.content, d.filename, d.content_type, d.text, x.body
+		from documents d
+		left join plagd_extracted x on x.doc_id = d.id and x.reader = $2 and $2 <> ''
+			and x.source_sha = sha256(d.content)
+		where d.id = any($1)`, ids, s.reader)
 	if err != nil {
 		return nil, fmt.Errorf("read documents: %w", err)
 	}
@@ -41,10 +50,21 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 			deleted             bool
 			content             []byte
 			filename, ctype, tx *string
+			read                *string // the text read at upload, when it is valid
 		)
-		if err := rows.Scan(&id, &deleted, &content, &filename, &ctype, &tx); err != nil {
+		if err := rows.Scan(&id, &deleted, &content, &filename, &ctype, &tx, &read); err != nil {
 			rows.Close()
 			return nil, err
+		}
+		if read != nil && !deleted && content != nil {
+			s.reused.Add(1)
+			t, err := sourceText(id, *read, nil)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			byID[id] = t
+			continue
 		}
 		t, err := s.textOf(ctx, id, deleted, content, store.Deref(filename), store.Deref(ctype), tx)
 		if err != nil {

@@ -16,7 +16,11 @@
 //  2. It is stored through package store: CreateDocument or UpdateDocument
 //     in the caller's transaction (Tx: the web server's is audited as the
 //     acting user), or StoreFiles, one transaction per batch of files
-//     upserted by external id (an unchanged file writes nothing).
+//     upserted by external id (an unchanged file writes nothing). The text
+//     read in step 1 is kept with it (store.KeepExtracted, table
+//     plagd_extracted, keyed by the bytes' digest and store.Reader), and
+//     the run that indexes the document takes it instead of reading the
+//     file again, as long as the bytes and the reader are the same.
 //  3. Its text is compared with the archive and its simhash recorded
 //     (engine.NearDups.CheckAndRecord), so that near-duplicates are
 //     reported at once, before any run, and the next upload is compared

@@ -23,6 +23,7 @@ import (
 type Documents struct {
 	extract *sandbox.Pool
 	opt     extract.Options
+	reader  string // store.Reader(opt): the run reuses what this entry read
 	near    *engine.NearDups
 	log     zerolog.Logger
 }
@@ -32,7 +33,7 @@ type Documents struct {
 // that a warning says what the run will do), near keeps the process's
 // near-duplicate index.
 func New(pool *sandbox.Pool, opt extract.Options, near *engine.NearDups, log zerolog.Logger) *Documents {
-	return &Documents{extract: pool, opt: opt, near: near, log: log}
+	return &Documents{extract: pool, opt: opt, reader: store.Reader(opt), near: near, log: log}
 }
 
 // Tx runs fn in one transaction of the caller's: the web server's is bound
@@ -63,8 +64,10 @@ func (d *Documents) Create(ctx context.Context, tx Tx, in store.DocumentInput) (
 	text, warning := d.readText(ctx, in.Content, in.Filename, in.ContentType, in.Text)
 	res := Result{Warning: warning}
 	err := tx(ctx, func(q store.Querier) (err error) {
-		res.ID, err = store.CreateDocument(ctx, q, in)
-		return err
+		if res.ID, err = store.CreateDocument(ctx, q, in); err != nil || warning != "" {
+			return err
+		}
+		return store.KeepExtracted(ctx, q, res.ID, in.Content, d.reader, text)
 	})
 	if err != nil {
 		return res, err
@@ -109,6 +112,9 @@ func (d *Documents) Update(ctx context.Context, tx Tx, c Change) (Result, error)
 		}
 		if c.Delete {
 			return store.DeleteDocument(ctx, q, c.ID)
+		}
+		if newContent && res.Warning == "" {
+			return store.KeepExtracted(ctx, q, c.ID, p.Content, d.reader, text)
 		}
 		return nil
 	})

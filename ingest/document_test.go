@@ -81,3 +81,81 @@ func TestDocuments(t *testing.T) {
 		t.Errorf("%d transactions, want one per call", txs)
 	}
 }
+
+// TestRunTakesTheTextReadAtUpload: the run that indexes a file stored
+// through ingest takes the text ingest read (plagd_extracted) instead of
+// extracting the same bytes again, and only while the bytes and the
+// reader are the same; its commit clears what it took.
+func TestRunTakesTheTextReadAtUpload(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(enginetest.Seed(t), 6))
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	db := store.NewDB(pool)
+	cfg := enginetest.Config(t, url, 1)
+	log := enginetest.Logger(t)
+	ex := sandbox.New(cfg.SandboxConfig(), log)
+	defer ex.Close()
+	docs := New(ex, cfg.ExtractOptions(), engine.NewNearDups(pool, cfg), log)
+	tx := Tx(func(ctx context.Context, fn func(q store.Querier) error) error {
+		_, err := db.Audited(ctx, audit.CLIActor(), fn)
+		return err
+	})
+	e := engine.NewEngine(cfg, pool, log)
+	defer e.Close()
+	file := func(title string) store.DocumentInput {
+		return store.DocumentInput{Header: archive.Header{Title: title}, Filename: title + ".txt",
+			ContentType: "text/plain; charset=utf-8", Content: []byte(strings.Join(enginetest.EssayWords(r, 300), " "))}
+	}
+	stored := func(id int64) string {
+		var body string
+		if err := pool.QueryRow(ctx, `select body from document_texts where doc_id = $1`, id).Scan(&body); err != nil {
+			t.Fatal(err)
+		}
+		return body
+	}
+	kept := func() int {
+		var n int
+		if err := pool.QueryRow(ctx, `select count(*) from plagd_extracted`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	// Three files through ingest; each one's text is kept for the run. The
+	// kept texts are marked, so that the stored texts say which were taken.
+	var ids []int64
+	for _, title := range []string{"taken", "bytes-changed", "other-reader"} {
+		res, err := docs.Create(ctx, tx, file(title))
+		if err != nil || res.Warning != "" {
+			t.Fatalf("Create %s = %+v, %v", title, res, err)
+		}
+		ids = append(ids, res.ID)
+	}
+	if n := kept(); n != 3 {
+		t.Fatalf("%d texts kept for the run, want 3", n)
+	}
+	pgtest.Exec(t, pool, `update plagd_extracted set body = 'kept ' || body`)
+	// An integrator rewrites the second file's bytes; the third's text was
+	// read by another reader (other options or another plagd build).
+	changed := strings.Join(enginetest.EssayWords(r, 300), " ")
+	pgtest.Exec(t, pool, `update documents set content = $2 where id = $1`, ids[1], []byte(changed))
+	pgtest.Exec(t, pool, `update plagd_extracted set reader = 'another reader' where doc_id = $1`, ids[2])
+
+	rep := enginetest.MustRun(t, e.Run, false)
+	if rep.TextsReused != 1 {
+		t.Fatalf("the run took %d texts read at upload, want 1", rep.TextsReused)
+	}
+	if !strings.HasPrefix(stored(ids[0]), "kept ") {
+		t.Fatal("the run extracted the file again instead of taking the text read at upload")
+	}
+	if got := stored(ids[1]); got != changed {
+		t.Fatalf("a file whose bytes changed after the upload was indexed from the old text: %.40q", got)
+	}
+	if strings.HasPrefix(stored(ids[2]), "kept ") {
+		t.Fatal("the run took a text another reader made")
+	}
+	if n := kept(); n != 0 {
+		t.Fatalf("%d texts read at upload are left after the run that indexed them", n)
+	}
+}

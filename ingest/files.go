@@ -216,6 +216,17 @@ func ingestBatch(ctx context.Context, db *store.DB, opt Options, files []ingestF
 		sum.Formats[f] += n
 	}
 	sum.Unreadable = append(sum.Unreadable, unreadable...)
+	if texts != nil {
+		// The next run reads these files from what was read here.
+		reader := store.Reader(*opt.Check)
+		for i, id := range stored {
+			if id != 0 && texts[i] != nil {
+				if err := store.KeepExtracted(ctx, db, id, contents[i], reader, *texts[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	if opt.NearDups != nil && texts != nil {
 		return checkNearDups(ctx, opt.NearDups, queued, stored, texts, sum, log)
 	}
