@@ -9,6 +9,7 @@ import (
 
 	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/audit"
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/internal/enginetest"
@@ -24,19 +25,12 @@ import (
 func TestDocuments(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(enginetest.Seed(t), 5))
-	url := pgtest.NewDB(t)
-	pool := pgtest.Pool(t, url)
-	db := store.NewDB(pool)
-	cfg := enginetest.Config(t, url, 1)
-	log := enginetest.Logger(t)
-	ex := sandbox.New(cfg.SandboxConfig(), log)
-	defer ex.Close()
-	docs := New(ex, cfg.ExtractOptions(), engine.NewNearDups(pool, cfg), log)
+	f := newFixture(t)
+	db, docs := f.db, f.docs
 	var txs int
 	tx := Tx(func(ctx context.Context, fn func(q store.Querier) error) error {
 		txs++
-		_, err := db.Audited(ctx, audit.CLIActor(), fn)
-		return err
+		return f.tx(ctx, fn)
 	})
 
 	essay := enginetest.EssayWords(r, 600)
@@ -89,19 +83,9 @@ func TestDocuments(t *testing.T) {
 func TestRunTakesTheTextReadAtUpload(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(enginetest.Seed(t), 6))
-	url := pgtest.NewDB(t)
-	pool := pgtest.Pool(t, url)
-	db := store.NewDB(pool)
-	cfg := enginetest.Config(t, url, 1)
-	log := enginetest.Logger(t)
-	ex := sandbox.New(cfg.SandboxConfig(), log)
-	defer ex.Close()
-	docs := New(ex, cfg.ExtractOptions(), engine.NewNearDups(pool, cfg), log)
-	tx := Tx(func(ctx context.Context, fn func(q store.Querier) error) error {
-		_, err := db.Audited(ctx, audit.CLIActor(), fn)
-		return err
-	})
-	e := engine.NewEngine(cfg, pool, log)
+	f := newFixture(t)
+	pool, docs, tx := f.db.Pool, f.docs, f.tx
+	e := engine.NewEngine(f.cfg, pool, enginetest.Logger(t))
 	defer e.Close()
 	file := func(title string) store.DocumentInput {
 		return store.DocumentInput{Header: archive.Header{Title: title}, Filename: title + ".txt",
@@ -158,4 +142,28 @@ func TestRunTakesTheTextReadAtUpload(t *testing.T) {
 	if n := kept(); n != 0 {
 		t.Fatalf("%d texts read at upload are left after the run that indexed them", n)
 	}
+}
+
+// fixture is a migrated database and the document entry of a process over
+// it, with the extraction pool the engine would use.
+type fixture struct {
+	db   *store.DB
+	cfg  config.Config
+	docs *Documents
+	tx   Tx // audited as the command line
+}
+
+func newFixture(t *testing.T) *fixture {
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	f := &fixture{db: store.NewDB(pool), cfg: enginetest.Config(t, url, 1)}
+	log := enginetest.Logger(t)
+	ex := sandbox.New(f.cfg.SandboxConfig(), log)
+	t.Cleanup(ex.Close)
+	f.docs = New(ex, f.cfg.ExtractOptions(), engine.NewNearDups(pool, f.cfg), log)
+	f.tx = func(ctx context.Context, fn func(q store.Querier) error) error {
+		_, err := f.db.Audited(ctx, audit.CLIActor(), fn)
+		return err
+	}
+	return f
 }
