@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/bench"
@@ -18,12 +19,13 @@ import (
 func newBenchCmd(g *cli.Globals) *cobra.Command {
 	var opt bench.Options
 	var asJSON bool
-	var template float64
+	var corpus synthFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure chunking, index build, full and incremental runs on a generated corpus",
 		Long: `Generates a synthetic archive (Zipf words, essays and theses, planted copies;
-deterministic in --seed) and measures: chunking MB/s (one goroutine and all
+deterministic in --seed; --realistic adds what real archives have: faculty
+declarations, assignment prompts, stock phrases and more copying) and measures: chunking MB/s (one goroutine and all
 cores), index build postings/s (one node and --nodes nodes), and, against
 PostgreSQL, loading (reported apart), a full run, an incremental run after
 --changes modified/added/deleted documents, peak memory per posting and a
@@ -49,10 +51,7 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 			}
 			opt.Config = cfg
 			opt.Log = cli.Logger(cfg).With().Str("component", "bench").Logger()
-			if template > 0 {
-				opt.Synth = synth.Defaults()
-				opt.Synth.TemplateShare = template
-			}
+			opt.Synth = corpus.options()
 			var w io.Writer = os.Stdout
 			if asJSON {
 				w = os.Stderr // progress and table; stdout carries the JSON alone
@@ -75,7 +74,7 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 	f.IntVar(&opt.Changes, "changes", 1000, "documents modified, added and deleted before the incremental run (0: no incremental run)")
 	f.IntVar(&opt.CopyRows, "copy-rows", 2_000_000, "rows of the COPY probe into similarities (0: skip)")
 	f.IntVar(&opt.SampleMB, "sample-mb", 64, "MB of text chunked by the single-goroutine measurement")
-	f.Float64Var(&template, "template", 0, "share of documents carrying a faculty declaration (template text; see engine.df_cap)")
+	corpus.register(f)
 	f.BoolVar(&opt.SkipDB, "skip-db", false, "measure chunking and build only, without PostgreSQL")
 	f.BoolVar(&opt.Force, "force", false, "truncate a non-empty documents table (and all plagd tables) first")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON on stdout (progress goes to stderr)")
@@ -87,7 +86,7 @@ func newGenCmd(_ *cli.Globals) *cobra.Command {
 	var docs, words int
 	var seed uint64
 	var out string
-	var template float64
+	var corpus synthFlags
 	cmd := &cobra.Command{
 		Use:   "gen --out DIR",
 		Short: "Write a generated corpus as .txt files (for plagd ingest)",
@@ -102,8 +101,8 @@ are listed in DIR/copies.tsv (document, sources).`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			opt := synth.Defaults()
-			opt.Seed, opt.MeanWords, opt.TemplateShare = seed, words, template
+			opt := corpus.options()
+			opt.Seed, opt.MeanWords = seed, words
 			gen := synth.New(opt)
 			truth, err := os.Create(filepath.Join(out, "copies.tsv"))
 			if err != nil {
@@ -137,7 +136,39 @@ are listed in DIR/copies.tsv (document, sources).`,
 	f.IntVar(&docs, "docs", 1000, "documents to write")
 	f.IntVar(&words, "words-per-doc", 1000, "mean document length in words")
 	f.Uint64Var(&seed, "seed", 1, "corpus seed")
-	f.Float64Var(&template, "template", 0, "share of documents carrying a faculty declaration")
+	corpus.register(f)
 	f.StringVar(&out, "out", "", "output directory")
 	return cmd
+}
+
+// synthFlags choose the generated corpus: the clean one, or --realistic,
+// with --template (and for the realistic one --prompts and --stock)
+// overriding its shares.
+type synthFlags struct {
+	realistic         bool
+	template, prompts float64
+	stock             float64
+}
+
+func (c *synthFlags) register(f *pflag.FlagSet) {
+	f.BoolVar(&c.realistic, "realistic", false, "a corpus shaped like a real archive: declarations, assignment prompts, stock phrases, 30 % copiers (synth.Realistic)")
+	f.Float64Var(&c.template, "template", -1, "share of documents carrying a faculty declaration (template text; -1: the corpus's own, 0 for the clean one, 0.5 realistic)")
+	f.Float64Var(&c.prompts, "prompts", -1, "share of essays opening with their course's assignment prompt (-1: the corpus's own)")
+	f.Float64Var(&c.stock, "stock", -1, "share of sentences opening with a stock phrase (-1: the corpus's own)")
+}
+
+func (c *synthFlags) options() synth.Options {
+	o := synth.Defaults()
+	if c.realistic {
+		o = synth.Realistic()
+	}
+	for _, s := range []struct {
+		flag float64
+		dst  *float64
+	}{{c.template, &o.TemplateShare}, {c.prompts, &o.PromptShare}, {c.stock, &o.StockRate}} {
+		if s.flag >= 0 {
+			*s.dst = s.flag
+		}
+	}
+	return o
 }

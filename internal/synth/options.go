@@ -35,6 +35,32 @@ type Options struct {
 	TemplateShare float64
 	// Faculties is the number of distinct declaration paragraphs.
 	Faculties int
+	// PromptShare is the share of essays that start with the assignment
+	// prompt of their course (one of Courses fixed paragraphs): students
+	// paste the question above their answer. Off by default.
+	PromptShare float64
+	// Courses is the number of distinct assignment prompts.
+	Courses int
+	// StockRate is the probability that an own sentence opens with a stock
+	// phrase ("the results of this study show that"), one of StockPhrases
+	// shared by the whole archive; copies keep it. Off by default.
+	StockRate float64
+	// StockPhrases is the number of distinct stock phrases.
+	StockPhrases int
+}
+
+// Realistic is an archive shaped like a real one rather than clean text:
+// half the documents carry a faculty declaration, half the essays their
+// course's assignment prompt, one sentence in twelve opens with one of 300
+// stock phrases, and 30 % of the documents copy passages (half of them
+// lightly edited) from one to three others.
+func Realistic() Options {
+	o := Defaults()
+	o.TemplateShare = 0.5
+	o.PromptShare = 0.5
+	o.StockRate = 1.0 / 12
+	o.CopyShare = 0.30
+	return o
 }
 
 // Defaults are a realistic archive: 2,900-word mean, 5 % theses, 50k
@@ -51,6 +77,8 @@ func Defaults() Options {
 		EditRate:     0.04,
 		NearDupShare: 0.01,
 		Faculties:    4,
+		Courses:      40,
+		StockPhrases: 300,
 	}
 }
 
@@ -82,8 +110,15 @@ func (o Options) withDefaults() Options {
 	if o.Faculties == 0 {
 		o.Faculties = d.Faculties
 	}
-	for _, p := range []*float64{&o.ThesisShare, &o.CopyShare, &o.EditedShare, &o.EditRate, &o.NearDupShare, &o.TemplateShare} {
+	for _, p := range []*float64{&o.ThesisShare, &o.CopyShare, &o.EditedShare, &o.EditRate, &o.NearDupShare, &o.TemplateShare,
+		&o.PromptShare, &o.StockRate} {
 		*p = min(max(*p, 0), 1)
+	}
+	if o.Courses == 0 {
+		o.Courses = d.Courses
+	}
+	if o.StockPhrases == 0 {
+		o.StockPhrases = d.StockPhrases
 	}
 	return o
 }
@@ -92,6 +127,7 @@ func (o Options) withDefaults() Options {
 // report says how to regenerate its input.
 func (o Options) String() string {
 	o = o.withDefaults()
-	return fmt.Sprintf("seed=%d mean_words=%d thesis=%.2f vocab=%d zipf=%.2f copy=%.2f edited=%.2f edit_rate=%.3f near_dup=%.3f template=%.2f",
-		o.Seed, o.MeanWords, o.ThesisShare, o.VocabSize, o.ZipfS, o.CopyShare, o.EditedShare, o.EditRate, o.NearDupShare, o.TemplateShare)
+	return fmt.Sprintf("seed=%d mean_words=%d thesis=%.2f vocab=%d zipf=%.2f copy=%.2f edited=%.2f edit_rate=%.3f near_dup=%.3f template=%.2f prompt=%.2f/%d stock=%.3f/%d",
+		o.Seed, o.MeanWords, o.ThesisShare, o.VocabSize, o.ZipfS, o.CopyShare, o.EditedShare, o.EditRate, o.NearDupShare, o.TemplateShare,
+		o.PromptShare, o.Courses, o.StockRate, o.StockPhrases)
 }

@@ -26,6 +26,10 @@ type Generator struct {
 	vocab *vocabulary
 	scale float64 // document length multiplier reaching opt.MeanWords
 	decl  []string
+	// stock are the stock phrases (with StockRate), prompts the courses'
+	// assignment prompts (with PromptShare).
+	stock   []string
+	prompts []string
 }
 
 // meanSentence is the mean sentence length in words (8..30, triangular).
@@ -43,7 +47,40 @@ func New(opt Options) *Generator {
 	for f := range g.decl {
 		g.decl[f] = declaration(f)
 	}
+	if opt.StockRate > 0 {
+		g.stock = make([]string, opt.StockPhrases)
+		for p := range g.stock {
+			r := newRNG(opt.Seed, p, streamPhrase)
+			g.stock[p] = g.words(&r, 4+r.intn(5))
+		}
+	}
+	if opt.PromptShare > 0 {
+		g.prompts = make([]string, opt.Courses)
+		for c := range g.prompts {
+			r := newRNG(opt.Seed, c, streamCourse)
+			w := &writer{g: g}
+			w.buf = fmt.Appendf(w.buf, "Assignment %d.", c+1)
+			for k := range 3 + r.intn(4) {
+				w.buf = append(w.buf, ' ')
+				w.sentence(-1-c, k, 0)
+			}
+			g.prompts[c] = string(w.buf)
+		}
+	}
 	return g
+}
+
+// words draws n words as one lower-case string.
+func (g *Generator) words(r *rng, n int) string {
+	var b []byte
+	for i := range n {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		c := g.vocab.draw(r)
+		b = append(b, c.word[:c.n]...)
+	}
+	return string(b)
 }
 
 // Options returns the options in effect (defaults filled in).
@@ -175,6 +212,11 @@ func (g *Generator) Doc(i int) Doc {
 	w.buf = make([]byte, 0, int(float64(h.words)*7.8)+1024)
 	if h.template >= 0 {
 		w.paragraph(g.decl[h.template])
+	}
+	if !h.thesis && g.prompts != nil {
+		if r := newRNG(g.opt.Seed, i, streamPrompt); r.chance(g.opt.PromptShare) {
+			w.paragraph(g.prompts[r.intn(len(g.prompts))])
+		}
 	}
 	switch h.role {
 	case original:

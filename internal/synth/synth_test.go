@@ -2,7 +2,9 @@ package synth
 
 import (
 	"context"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +176,74 @@ func BenchmarkDoc(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(bytes)/time.Since(start).Seconds()/1e6, "MB/s")
+}
+
+// The realistic archive has what real ones have, in the shares asked for,
+// reproducibly: assignment prompts at the top of essays (the same paragraph
+// in every essay of a course), stock phrases opening sentences (shared by
+// the archive, carried by copies), declarations, and more copiers.
+func TestRealistic(t *testing.T) {
+	opt := Realistic()
+	opt.Seed = 7
+	g := New(opt)
+	const n = 3000
+	essays, prompted, copiers := 0, 0, 0
+	promptUse := map[string]int{}
+	for i := range n {
+		d := g.Doc(i)
+		if d.Kind == "essay" {
+			essays++
+			for _, p := range g.prompts {
+				if strings.HasPrefix(d.Text, p) || strings.Contains(d.Text, "\n\n"+p+"\n\n") {
+					prompted++
+					promptUse[p]++
+					break
+				}
+			}
+		}
+		if len(d.CopiedFrom) > 0 && !d.NearDup {
+			copiers++
+		}
+		if i < 3 && d.Text != New(opt).Doc(i).Text {
+			t.Fatalf("document %d differs between two generators of the same options", i)
+		}
+	}
+	if share := float64(prompted) / float64(essays); share < 0.45 || share > 0.55 {
+		t.Errorf("%.3f of the essays carry a prompt, want about %.2f", share, opt.PromptShare)
+	}
+	if max := slices.Max(slices.Collect(maps.Values(promptUse))); max < 10 {
+		t.Errorf("the most used prompt is in %d essays: prompts are not shared", max)
+	}
+	if share := float64(copiers) / n; share < 0.26 || share > 0.34 {
+		t.Errorf("%.3f of the documents copy, want about %.2f", share, opt.CopyShare)
+	}
+	// Stock phrases: the share of sentences that open with one.
+	opened, sentences := 0, 0
+	for j := range 200 {
+		for k := range 50 {
+			s := g.Sentence(j, k)
+			sentences++
+			for _, p := range g.stock {
+				if len(s) > len(p) && strings.EqualFold(s[:len(p)], p) {
+					opened++
+					break
+				}
+			}
+		}
+	}
+	if share := float64(opened) / float64(sentences); share < 0.06 || share > 0.11 {
+		t.Errorf("%.3f of the sentences open with a stock phrase, want about %.3f", share, opt.StockRate)
+	}
+}
+
+// Without the realistic options the corpus is the clean one it always was:
+// no prompt, no stock phrase.
+func TestCleanCorpusHasNoPromptsOrStockPhrases(t *testing.T) {
+	g := New(Defaults())
+	if g.prompts != nil || g.stock != nil {
+		t.Fatal("the default corpus has prompts or stock phrases")
+	}
+	if strings.Contains(g.Doc(3).Text, "Assignment ") {
+		t.Fatal("a default document carries an assignment prompt")
+	}
 }

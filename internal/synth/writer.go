@@ -52,6 +52,19 @@ func (w *writer) sentence(j, k int, rate float64) {
 	// A local buffer: appending to w.buf would pay a GC write barrier per
 	// word while a collection runs, which it often does at 100 MB/s.
 	buf := w.buf
+	// A stock phrase opens the sentence with StockRate; it is part of the
+	// sentence, so a copy carries it, and an edit never touches it.
+	stock := false
+	if w.g.stock != nil {
+		if sr := newRNG(w.g.opt.Seed, j, streamStock+uint64(k)); sr.chance(w.g.opt.StockRate) {
+			phrase := w.g.stock[sr.intn(len(w.g.stock))]
+			l := len(buf)
+			buf = append(buf, phrase...)
+			buf[l] = upper(buf[l])
+			buf = append(buf, ' ')
+			stock = true
+		}
+	}
 	for i := range n {
 		c := v.draw(&r)
 		comma := i < n-1 && r.intn(12) == 0
@@ -71,7 +84,7 @@ func (w *writer) sentence(j, k int, rate float64) {
 			at++
 		}
 		*(*[maxWord]byte)(buf[at:]) = c.word
-		if i == 0 {
+		if i == 0 && !stock {
 			buf[at] = upper(buf[at])
 		}
 		buf = buf[:at+int(c.n)]
