@@ -41,16 +41,28 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, 
 // TestEngine_IncrementalEqualsFull is the design's first invariant (incremental equals full): after any
 // sequence of adds, modifications and deletions, incremental runs leave the
 // table equal, row for row, to the reference and to a full recomputation, for
-// any number of nodes.
+// any number of nodes, and on an archive where half the documents share
+// template paragraphs (chunks of high document frequency).
 func TestEngine_IncrementalEqualsFull(t *testing.T) {
-	for _, k := range []int{1, 2, 4} {
-		t.Run("nodes="+strconv.Itoa(k), func(t *testing.T) {
+	for _, tc := range []struct {
+		k         int
+		templates bool // half the texts open with one of three shared paragraphs
+	}{{1, false}, {2, false}, {4, false}, {2, true}} {
+		name := "nodes=" + strconv.Itoa(tc.k)
+		if tc.templates {
+			name += ",templates"
+		}
+		t.Run(name, func(t *testing.T) {
 			seed := enginetest.Seed(t)
 			url := pgtest.NewDB(t)
 			pool := pgtest.Pool(t, url)
-			cfg := enginetest.Config(t, url, k)
+			cfg := enginetest.Config(t, url, tc.k)
 			e := NewEngine(cfg, pool, enginetest.Logger(t))
-			m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 7))}
+			c := enginetest.NewCorpus(seed)
+			if tc.templates {
+				c.WithTemplates(3, 0.5)
+			}
+			m := &enginetest.Mutator{T: t, Pool: pool, C: c, Rng: rand.New(rand.NewPCG(seed, 7))}
 			for i := 0; i < 25; i++ {
 				m.Step()
 			}

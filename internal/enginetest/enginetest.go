@@ -146,6 +146,22 @@ type Corpus struct {
 	rng   *rand.Rand
 	vocab []string
 	texts []string // every text generated so far, to copy from
+	// templates are boilerplate paragraphs (WithTemplates); each text opens
+	// with one of them with probability templateP.
+	templates []string
+	templateP float64
+}
+
+// WithTemplates makes the corpus's texts open, with probability p, with one
+// of n fixed paragraphs of 40 words: the declarations and assignment
+// prompts real archives share across many documents, whose chunks have a
+// high document frequency.
+func (c *Corpus) WithTemplates(n int, p float64) *Corpus {
+	for range n {
+		c.templates = append(c.templates, c.Words(40))
+	}
+	c.templateP = p
+	return c
 }
 
 func NewCorpus(seed uint64) *Corpus {
@@ -184,6 +200,9 @@ func (c *Corpus) Words(n int) string {
 // text returns a new document: own words with passages copied from earlier texts.
 func (c *Corpus) Text() string {
 	var parts []string
+	if len(c.templates) > 0 && c.rng.Float64() < c.templateP {
+		parts = append(parts, c.templates[c.rng.IntN(len(c.templates))])
+	}
 	for n := 1 + c.rng.IntN(4); n > 0; n-- {
 		parts = append(parts, c.Words(10+c.rng.IntN(60)))
 		if len(c.texts) > 0 && c.rng.IntN(3) > 0 {
