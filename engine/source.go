@@ -56,17 +56,7 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 			rows.Close()
 			return nil, err
 		}
-		if read != nil && !deleted && content != nil {
-			s.reused.Add(1)
-			t, err := sourceText(id, *read, nil)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			byID[id] = t
-			continue
-		}
-		t, err := s.textOf(ctx, id, deleted, content, store.Deref(filename), store.Deref(ctype), tx)
+		t, err := s.textOf(ctx, id, deleted, content, store.Deref(filename), store.Deref(ctype), tx, read)
 		if err != nil {
 			rows.Close()
 			return nil, err
@@ -102,11 +92,16 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 // reason. The file is read by the extraction pool, where a hostile file
 // costs its own child process, not the run. An error is not the document's
 // fault (the run was cancelled, the pool closed or unable to start a
-// process): the run fails and the document stays pending.
-func (s *pgSource) textOf(ctx context.Context, id int64, deleted bool, content []byte, filename, ctype string, text *string) (cluster.SourceText, error) {
+// process): the run fails and the document stays pending. read is the text
+// ingest read from the same content with the same reader, if any: taken
+// instead of reading the file again.
+func (s *pgSource) textOf(ctx context.Context, id int64, deleted bool, content []byte, filename, ctype string, text, read *string) (cluster.SourceText, error) {
 	switch {
 	case deleted:
 		return cluster.SourceText{ID: id, Gone: true}, nil
+	case content != nil && read != nil:
+		s.reused.Add(1)
+		return sourceText(id, *read, nil)
 	case content != nil:
 		t, err := s.extract.Text(ctx, content, filename, ctype, s.opt)
 		return sourceText(id, t, err)

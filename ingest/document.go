@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/rs/zerolog"
 
@@ -23,7 +24,7 @@ import (
 type Documents struct {
 	extract *sandbox.Pool
 	opt     extract.Options
-	reader  string // store.Reader(opt): the run reuses what this entry read
+	reader  func() string // store.Reader(opt), found on first use (it digests the executable)
 	near    *engine.NearDups
 	log     zerolog.Logger
 }
@@ -33,7 +34,7 @@ type Documents struct {
 // that a warning says what the run will do), near keeps the process's
 // near-duplicate index.
 func New(pool *sandbox.Pool, opt extract.Options, near *engine.NearDups, log zerolog.Logger) *Documents {
-	return &Documents{extract: pool, opt: opt, reader: store.Reader(opt), near: near, log: log}
+	return &Documents{extract: pool, opt: opt, reader: sync.OnceValue(func() string { return store.Reader(opt) }), near: near, log: log}
 }
 
 // Tx runs fn in one transaction of the caller's: the web server's is bound
@@ -67,7 +68,7 @@ func (d *Documents) Create(ctx context.Context, tx Tx, in store.DocumentInput) (
 		if res.ID, err = store.CreateDocument(ctx, q, in); err != nil || warning != "" {
 			return err
 		}
-		return store.KeepExtracted(ctx, q, res.ID, in.Content, d.reader, text)
+		return store.KeepExtracted(ctx, q, res.ID, in.Content, d.reader(), text)
 	})
 	if err != nil {
 		return res, err
@@ -114,7 +115,7 @@ func (d *Documents) Update(ctx context.Context, tx Tx, c Change) (Result, error)
 			return store.DeleteDocument(ctx, q, c.ID)
 		}
 		if newContent && res.Warning == "" {
-			return store.KeepExtracted(ctx, q, c.ID, p.Content, d.reader, text)
+			return store.KeepExtracted(ctx, q, c.ID, p.Content, d.reader(), text)
 		}
 		return nil
 	})
