@@ -135,3 +135,38 @@ func AutoMinShared(liveDocs int) int {
 	}
 	return 4
 }
+
+// AutoDFCap is engine.df_cap for an archive of live documents when the
+// configuration says 0 (auto): the document frequency above which a chunk
+// is common text (a faculty declaration, an assignment prompt, a stock
+// phrase) rather than evidence of copying. It is relative while the archive
+// is small (about 2 to 5 % of it, never below 10 documents, so that a
+// template in a few dozen essays is caught) and absolute beyond 2,000
+// documents: 100, which bounds what one chunk costs in counting (the square
+// of its frequency) and still leaves a source copied by up to 100 documents
+// counted. Like AutoMinShared it moves in steps; a run records the value it
+// used, and the run after a step is full, so results stay exact.
+func AutoDFCap(liveDocs int) int {
+	switch {
+	case liveDocs < 500:
+		return 10
+	case liveDocs < 1_000:
+		return 25
+	case liveDocs < 2_000:
+		return 50
+	}
+	return 100
+}
+
+// DFCapFor is the df cap a run over liveDocs documents uses: 0 when
+// df_cap is -1 (every chunk counts), the configured value when positive,
+// AutoDFCap when 0.
+func (e Engine) DFCapFor(liveDocs int) int {
+	switch {
+	case e.DFCap < 0:
+		return 0
+	case e.DFCap > 0:
+		return e.DFCap
+	}
+	return AutoDFCap(liveDocs)
+}

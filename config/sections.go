@@ -19,8 +19,8 @@ type Routing struct {
 	// chunk index. Off by default: a document meets the query in a
 	// partition with probability about 1-(1-s)^m for Jaccard s, so near
 	// copies are found but a text that copies a few paragraphs (s of a few
-	// %) mostly is not. Ignored while engine.df_cap is set (the routed
-	// comparison does not know the chunks' document frequencies).
+	// %) mostly is not. The routed comparison leaves common text (chunks
+	// over engine.df_cap) out as the index does.
 	Enabled bool `yaml:"enabled"`
 	// Partitions is K, the partitions of the feature index; M is how many
 	// of a document's smallest features route it (to at most M partitions).
@@ -103,7 +103,7 @@ type Engine struct {
 	ExtraWindowWords int  `yaml:"extra_window_words"` // a second chunk kind of this many words; 0 = off
 	MinShared        int  `yaml:"min_shared"`         // a pair is kept only with at least this many shared chunks; 0 = auto (AutoMinShared)
 	TopK             int  `yaml:"top_k"`              // similarity rows kept per document, default 100
-	DFCap            int  `yaml:"df_cap"`             // chunks in more documents than this are not counted; 0 = off
+	DFCap            int  `yaml:"df_cap"`             // chunks in more documents than this are common text, not counted; 0 = auto (AutoDFCap), -1 = off
 	Nodes            int  `yaml:"nodes"`              // in-process nodes (chunk-ID ranges); 0 = number of CPUs
 	BatchSize        int  `yaml:"batch_size"`         // documents per dispatched batch, default 100
 }

@@ -35,8 +35,8 @@ func (e *Engine) Validate() error {
 		return fmt.Errorf("engine.min_shared must be 0 (auto) or positive, got %d", e.MinShared)
 	case e.TopK < 1:
 		return fmt.Errorf("engine.top_k must be at least 1, got %d", e.TopK)
-	case e.DFCap < 0:
-		return fmt.Errorf("engine.df_cap must be 0 (off) or positive, got %d", e.DFCap)
+	case e.DFCap < -1:
+		return fmt.Errorf("engine.df_cap must be -1 (off), 0 (auto) or positive, got %d", e.DFCap)
 	case e.Nodes < 0 || e.Nodes > 256:
 		return fmt.Errorf("engine.nodes must be 0 (number of CPUs) to 256, got %d", e.Nodes)
 	case e.BatchSize < 1:

@@ -30,7 +30,7 @@ func TestCluster_MeasureMasterHeap(t *testing.T) {
 	for _, mode := range []struct {
 		name  string
 		dfCap int
-	}{{"disk copy (df_cap 0)", 0}, {"in-memory copy (df_cap 1e9)", 1_000_000_000}} {
+	}{{"disk copy (df_cap -1)", -1}, {"in-memory copy (df_cap 1e9)", 1_000_000_000}} {
 		cfg := config.Default()
 		cfg.DatabaseURL, cfg.DataDir = url, t.TempDir()
 		cfg.Engine.DFCap = mode.dfCap

@@ -41,7 +41,7 @@ type Engine struct {
 	// making the run wait (the daemon); otherwise Run saves before returning (the CLI).
 	SaveInBackground bool
 
-	minShared int // engine.min_shared as resolved for the current run (auto: config.AutoMinShared)
+	limits atomic.Pointer[limits] // min_shared and df_cap as the last run resolved them (queryLimits)
 
 	// related holds the related-documents vectors as of the last run this
 	// engine committed, so an incremental run need not read them back.
@@ -77,8 +77,9 @@ func NewEngine(cfg config.Config, pool *pgxpool.Pool, log zerolog.Logger) *Engin
 	e := &Engine{cfg: cfg, pool: pool, log: log, store: indexfiles.NewStore(cfg.DataDir),
 		extract: sandbox.New(cfg.SandboxConfig(), log)}
 	nodes := cluster.NewLocalNodes(cfg.Params(), k)
-	if len(cfg.Cluster.Nodes) > 0 && cfg.Engine.DFCap <= 0 {
-		// The master's copy of the index is on disk (cluster.DiskMirror).
+	if len(cfg.Cluster.Nodes) > 0 && cfg.Engine.DFCap < 0 {
+		// With every chunk counted (df_cap -1) the master's copy of the index
+		// is on disk (cluster.DiskMirror); capped runs need it in memory.
 		e.files = indexfiles.NewFiles(e.store, cfg.Params(), func() string { return e.instance })
 		for i, n := range nodes {
 			lo, hi := n.Range()

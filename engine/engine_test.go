@@ -42,21 +42,28 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, 
 // sequence of adds, modifications and deletions, incremental runs leave the
 // table equal, row for row, to the reference and to a full recomputation, for
 // any number of nodes, and on an archive where half the documents share
-// template paragraphs (chunks of high document frequency).
+// template paragraphs (chunks of high document frequency), once under the
+// automatic df cap (never reached at this size) and once with a cap of 4,
+// which the template chunks cross up and down as documents come and go.
 func TestEngine_IncrementalEqualsFull(t *testing.T) {
 	for _, tc := range []struct {
 		k         int
 		templates bool // half the texts open with one of three shared paragraphs
-	}{{1, false}, {2, false}, {4, false}, {2, true}} {
+		dfCap     int  // engine.df_cap; 0: auto
+	}{{1, false, 0}, {2, false, 0}, {4, false, 0}, {2, true, 0}, {2, true, 4}} {
 		name := "nodes=" + strconv.Itoa(tc.k)
 		if tc.templates {
 			name += ",templates"
+		}
+		if tc.dfCap > 0 {
+			name += ",df_cap=" + strconv.Itoa(tc.dfCap)
 		}
 		t.Run(name, func(t *testing.T) {
 			seed := enginetest.Seed(t)
 			url := pgtest.NewDB(t)
 			pool := pgtest.Pool(t, url)
 			cfg := enginetest.Config(t, url, tc.k)
+			cfg.Engine.DFCap = tc.dfCap
 			e := NewEngine(cfg, pool, enginetest.Logger(t))
 			c := enginetest.NewCorpus(seed)
 			if tc.templates {

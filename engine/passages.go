@@ -26,8 +26,8 @@ import (
 // giving exactly what Passages gives with those exclusions, without
 // aligning again.
 //
-// opt.Align.Suppress is used as given; to leave out the chunks over the df
-// cap as the similarities do, set it to Engine.Suppressor's predicate.
+// opt is used as given; to show and leave out common text (the chunks over
+// the df cap) as the similarities do, apply Engine.CommonText to it.
 func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID int64, sources int, opt report.Options) (report.Report, error) {
 	rows, err := store.Similar(ctx, pool, docID)
 	if err != nil {
@@ -70,8 +70,9 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 // CheckText reports on a text that is not in the archive ("check this file
 // now"): its chunks are counted against the committed index (Query), and
 // the top sources (top <= 0: engine.top_k) are aligned with it as in
-// Passages. Nothing is stored. When opt.Align.Suppress is nil, the chunks
-// over engine.df_cap are suppressed (Suppressor), as in the similarities.
+// Passages. Nothing is stored. Unless opt sets Common, the text's common
+// text is found and, without opt.CountCommon, suppressed
+// (CommonText.Apply), as in the similarities.
 // With zero opt.Exclusions the report is raw, for its Filter.
 func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report.Options) (report.Report, error) {
 	tok := invindex.NewTokenizer(e.cfg.Params())
@@ -79,7 +80,7 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report
 	var matches []QueryMatch
 	var texts map[int64]storedText
 	var err error
-	if e.cfg.Routing.Enabled && e.cfg.Engine.DFCap <= 0 {
+	if e.cfg.Routing.Enabled {
 		// Candidates from the routed feature index (few partitions), then
 		// the chunk comparison for the figures.
 		matches, texts, err = e.routedMatches(ctx, text, chunks, checks, top)
@@ -89,10 +90,12 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report
 	if err != nil {
 		return report.Report{}, err
 	}
-	if opt.Align.Suppress == nil {
-		if opt.Align.Suppress, err = e.Suppressor(ctx); err != nil {
+	if opt.Common == nil {
+		ct, err := e.CommonText(ctx)
+		if err != nil {
 			return report.Report{}, err
 		}
+		ct.Apply(&opt)
 	}
 	if texts == nil {
 		ids := make([]int64, len(matches))

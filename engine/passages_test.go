@@ -403,3 +403,52 @@ func exportedFields[T any](v T) T {
 	}
 	return out
 }
+
+// TestCommonText_Auto: under the automatic df cap (10 in an archive this
+// small) a paragraph that 12 documents share is common text: the engine
+// that ran and a fresh one (another process, which reads the cap back
+// from the committed run) agree on it and on how many documents hold it,
+// and a report lists it without a passage from it.
+func TestCommonText_Auto(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	cfg.Engine.DFCap = 0
+	c := testtext.NewWordGen(seed)
+	shared := c.Words("t", 40)
+	var ids []int64
+	for i := range 12 {
+		ids = append(ids, insertDoc(t, pool, "tpl-"+strconv.Itoa(i), shared+"\n\n"+c.Words("d"+strconv.Itoa(i), 150)))
+	}
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	mustRun(t, e, false)
+	if e.DFCap() != 10 {
+		t.Fatalf("auto df cap %d for 12 documents, want 10", e.DFCap())
+	}
+	checkAgainstReference(t, pool, cfg, "after the run")
+	ctx := context.Background()
+	tok := invindex.NewTokenizer(cfg.Params())
+	key := tok.WindowKeys(tok.Words(shared, nil), nil)[3]
+	for name, eng := range map[string]*Engine{"running": e, "fresh": NewEngine(cfg, pool, enginetest.Logger(t))} {
+		ct, err := eng.CommonText(ctx)
+		if err != nil || ct == nil {
+			t.Fatalf("%s engine: common text %v, %v", name, ct, err)
+		}
+		if ct.Cap() != 10 || ct.DF(key) != 12 || !ct.Suppress(key) {
+			t.Fatalf("%s engine: cap %d, df %d of a shared window: want 10 and 12", name, ct.Cap(), ct.DF(key))
+		}
+		var opt report.Options
+		ct.Apply(&opt)
+		rep, err := Passages(ctx, pool, cfg, ids[0], 0, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Common) != 1 || rep.Common[0].Docs != 12 || rep.Common[0].Start != 0 {
+			t.Fatalf("%s engine: common ranges %+v, want the shared paragraph, in 12 documents", name, rep.Common)
+		}
+		if len(rep.Sources) != 0 {
+			t.Fatalf("%s engine: sources %+v for a document that shares only common text", name, rep.Sources)
+		}
+	}
+}

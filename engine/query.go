@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/invindex"
@@ -52,23 +51,22 @@ func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top
 	if top <= 0 {
 		top = e.cfg.Engine.TopK
 	}
+	lim, err := e.queryLimits(ctx)
+	if err != nil {
+		return nil, err
+	}
 	docs := e.cur().Docs()
 	// A DocID no posting holds: the query is counted against every posting.
 	self := docs.MaxID()
 	c := invindex.NewCounter(docs.MaxID())
 	if err := e.cur().Query(ctx, cluster.Query{Gen: cluster.AnyGen, Self: self, Chunks: chunks, Checks: checks,
-		DFCap: e.cfg.Engine.DFCap}, c); err != nil {
+		DFCap: lim.dfCap}, c); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, err
 	}
-	if e.minShared == 0 {
-		if err := e.resolveMinShared(ctx); err != nil {
-			return nil, err
-		}
-	}
-	pairs := c.Drain(nil, uint32(e.MinShared()))
+	pairs := c.Drain(nil, uint32(max(lim.minShared, 1)))
 	matches := make([]invindex.Match, len(pairs))
 	for i, p := range pairs {
 		matches[i] = invindex.Match{Other: docs.Ext(p.Other), Shared: p.Shared}
@@ -80,37 +78,6 @@ func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top
 		out[i] = QueryMatch{ID: m.Other, Shared: int(m.Shared), Chunks: int(docs.Chunks(d))}
 	}
 	return out, nil
-}
-
-// Suppressor returns a predicate for passage.Options.Suppress that
-// rejects the windows whose chunk is over engine.df_cap in the committed
-// index (template text, faculty boilerplate), so that passages agree with
-// the similarities, which do not count those chunks either. It returns nil
-// when there is no cap. Like Query, it loads the index if the engine holds
-// none. The predicate is safe for concurrent use.
-func (e *Engine) Suppressor(ctx context.Context) (func(key uint64) bool, error) {
-	capDF := e.cfg.Engine.DFCap
-	if capDF <= 0 {
-		return nil, nil
-	}
-	if err := e.loadIndex(ctx); err != nil {
-		return nil, err
-	}
-	nodes := e.cur().Nodes()
-	bounds := make([]uint64, len(nodes))
-	states := make([]*cluster.NodeState, len(nodes))
-	for i, n := range nodes {
-		bounds[i], _ = n.Range()
-		states[i], _ = n.Snapshot()
-	}
-	return func(key uint64) bool {
-		chunk := invindex.KeyChunk(key)
-		i, found := slices.BinarySearch(bounds, uint64(chunk))
-		if !found {
-			i--
-		}
-		return i >= 0 && states[i].DF(chunk) > capDF
-	}, nil
 }
 
 // loadIndex makes the engine hold an index, loading the committed

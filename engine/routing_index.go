@@ -265,7 +265,8 @@ func (x *routedIndex) candidates(ctx context.Context, clients []cluster.Worker, 
 
 // routedMatches is the live check's candidates from the routed feature
 // index, compared chunk by chunk: a candidate shares a chunk when its text
-// holds the chunk with the same fingerprint, as the index counts it. The
+// holds the chunk with the same fingerprint and the chunk is not common
+// text (CommonText), as the index counts it. The
 // figures are those Query gives for the same documents; documents the
 // routing does not reach are missing (routing.all_partitions widens the
 // search to every partition). It returns the matches, best first (at most
@@ -287,10 +288,17 @@ func (e *Engine) routedMatches(ctx context.Context, text string, chunks []uint32
 	if err != nil {
 		return nil, nil, err
 	}
-	if e.minShared == 0 {
-		if err := e.resolveMinShared(ctx); err != nil {
+	lim, err := e.queryLimits(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if lim.dfCap > 0 {
+		// The index counts no common text: neither does the comparison.
+		ct, err := e.CommonText(ctx)
+		if err != nil {
 			return nil, nil, err
 		}
+		chunks, checks = ct.uncommon(chunks, checks)
 	}
 	if top <= 0 {
 		top = e.cfg.Engine.TopK
@@ -303,7 +311,7 @@ func (e *Engine) routedMatches(ctx context.Context, text string, chunks []uint32
 			continue
 		}
 		_, cc, ck := tok.DocChunks(*t.body)
-		if n := sharedChunks(chunks, checks, cc, ck); n >= e.MinShared() {
+		if n := sharedChunks(chunks, checks, cc, ck); n >= max(lim.minShared, 1) {
 			out = append(out, QueryMatch{ID: id, Shared: n, Chunks: len(cc)})
 		}
 	}

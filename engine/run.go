@@ -11,8 +11,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/cluster"
-	"github.com/plagd/plagd/config"
-	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/store"
 )
 
@@ -141,7 +139,7 @@ func (e *Engine) chooseKind(ctx context.Context, full bool, rep *RunReport) (boo
 	if err != nil {
 		return full, err
 	}
-	if err := e.resolveMinShared(ctx); err != nil {
+	if err := e.resolveLimits(ctx); err != nil {
 		return full, err
 	}
 	if !full {
@@ -235,7 +233,7 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 	}
 	plan := cluster.Plan{
 		Run: runID, Full: full, Params: e.cfg.Params(),
-		DFCap: e.cfg.Engine.DFCap, MinShared: e.minShared,
+		DFCap: e.DFCap(), MinShared: e.MinShared(),
 		TopK: e.cfg.Engine.TopK, BatchSize: e.cfg.Engine.BatchSize,
 	}
 	if full {
@@ -279,32 +277,6 @@ func (e *Engine) prepare(ctx context.Context) error {
 		return fmt.Errorf("clear text stage: %w", err)
 	}
 	return nil
-}
-
-// resolveMinShared fixes min_shared for this run: the configured value, or
-// config.AutoMinShared of the live archive when it is 0.
-func (e *Engine) resolveMinShared(ctx context.Context) error {
-	if e.cfg.Engine.MinShared > 0 {
-		e.minShared = e.cfg.Engine.MinShared
-		return nil
-	}
-	var n int
-	if err := e.pool.QueryRow(ctx, `select count(*) from documents where deleted_at is null`).Scan(&n); err != nil {
-		return fmt.Errorf("count documents: %w", err)
-	}
-	e.minShared = config.AutoMinShared(n)
-	return nil
-}
-
-// MinShared is the min_shared the last run used (resolving auto).
-func (e *Engine) MinShared() int { return max(e.minShared, 1) }
-
-// settings describes everything the stored results depend on.
-func (e *Engine) settings() string {
-	p := e.cfg.Params()
-	return fmt.Sprintf("window_words=%d extra_window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d",
-		p.WindowWords, p.ExtraWindowWords, p.ChunkBits, p.StripDiacritics, invindex.HashVersion,
-		e.minShared, e.cfg.Engine.TopK, e.cfg.Engine.DFCap)
 }
 
 // committedSettings returns the settings run id was computed with.

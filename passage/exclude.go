@@ -12,11 +12,16 @@ type Exclusions struct {
 	Quotes       bool `json:"quotes"`       // text in quotation marks (QuoteRanges)
 	Bibliography bool `json:"bibliography"` // the bibliography (BibliographyRange)
 	BlockQuotes  bool `json:"block_quotes"` // marked block quotes (BlockQuoteRanges)
+	// Common is common text: what the archive holds in more documents than
+	// its df cap (CommonRanges). The text alone does not tell it, so
+	// ExcludedRanges ignores it; report.Filter applies it to the ranges the
+	// report found.
+	Common bool `json:"common"`
 }
 
 // AllExclusions turns every exclusion on.
 func AllExclusions() Exclusions {
-	return Exclusions{Quotes: true, Bibliography: true, BlockQuotes: true}
+	return Exclusions{Quotes: true, Bibliography: true, BlockQuotes: true, Common: true}
 }
 
 // ExcludedRanges returns the union of the ranges ex selects, sorted and

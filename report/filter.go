@@ -14,8 +14,8 @@ type Filter struct {
 	MinSimilarity float64 `json:"min_similarity"`
 	// ExcludeSources are left out (documents.id).
 	ExcludeSources []int64 `json:"exclude_sources"`
-	// Exclusions leave quotations, block quotes and the bibliography out of
-	// the figures (see Options.Exclusions).
+	// Exclusions leave quotations, block quotes, the bibliography and
+	// common text out of the figures (see Options.Exclusions).
 	Exclusions passage.Exclusions `json:"exclusions"`
 }
 
@@ -48,6 +48,9 @@ func (r Report) Filter(f Filter) Report {
 	out := r
 	out.info = info
 	out.Excluded = info.excluded(f.Exclusions)
+	if f.Exclusions.Common && len(r.Common) > 0 {
+		out.Excluded = passage.UnionRanges(append(passage.CommonSpans(r.Common), out.Excluded...))
+	}
 	out.Sources = make([]SourceReport, 0, len(r.Sources))
 	var all []passage.Range
 	for _, s := range r.Sources {

@@ -186,7 +186,7 @@ func TestReportFilter_EqualsDirect(t *testing.T) {
 	ctx := context.Background()
 	for iter := 0; iter < 40; iter++ {
 		text, srcs := filterCorpus(rng, g)
-		raw := buildRaw(ctx, p, text, slices.Clone(srcs), passage.Options{})
+		raw := buildRaw(ctx, p, text, slices.Clone(srcs), Options{})
 		before := deepCopy(raw)
 		found := 0
 		for _, s := range raw.Sources {
@@ -232,7 +232,7 @@ func TestReportFilter_ExcludeSource(t *testing.T) {
 		{ID: 1, Similarity: 0.2, Text: strings.Join(s1, " ")},
 		{ID: 2, Similarity: 0.1, Text: strings.Join(s2, " ")},
 	}
-	raw := buildRaw(context.Background(), invindex.DefaultParams(), text, srcs, passage.Options{})
+	raw := buildRaw(context.Background(), invindex.DefaultParams(), text, srcs, Options{})
 	all := raw.Filter(Filter{})
 	i1, i2 := strings.Index(text, c1), strings.Index(text, c2)
 	r1 := passage.Range{Start: i1, End: i1 + len(c1)}

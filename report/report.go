@@ -22,6 +22,15 @@ type Options struct {
 	// Report.Filter turns into the report of any exclusions without
 	// aligning again.
 	Exclusions passage.Exclusions
+	// Common tells the document frequency of a window key that is common
+	// text, 0 for others (engine.CommonText.DF); nil: nothing is common.
+	// Report.Common lists where the document's common text lies; whether
+	// it seeds passages is Align.Suppress, and whether it counts in the
+	// figures Exclusions.Common (engine.CommonText.Apply sets all three,
+	// from CountCommon).
+	Common func(key uint64) int
+	// CountCommon counts common text as any other: the teacher's switch.
+	CountCommon bool
 }
 
 // DefaultOptions exclude quotations, block quotes and the bibliography, as
@@ -52,6 +61,10 @@ type Report struct {
 	Chunks int `json:"chunks"`
 	// Excluded are the byte ranges of the document left out of coverage.
 	Excluded []passage.Range `json:"excluded,omitempty"`
+	// Common is the document's common text (Options.Common), each range
+	// with the number of documents it is found in; left out of coverage
+	// when the filter's Exclusions.Common says so.
+	Common []passage.CommonRange `json:"common,omitempty"`
 	// Sources are ranked as the similarity list ranks them: most shared
 	// chunks first, ties by id.
 	Sources []SourceReport `json:"sources"`
@@ -103,16 +116,18 @@ type SourceReport struct {
 // cancelled Build stops early and returns what it has: the caller checks
 // ctx.Err().
 func Build(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, opt Options) Report {
-	return buildRaw(ctx, p, text, srcs, opt.Align).Filter(Filter{Exclusions: opt.Exclusions})
+	return buildRaw(ctx, p, text, srcs, opt).Filter(Filter{Exclusions: opt.Exclusions})
 }
 
 // buildRaw aligns text with each source (in parallel, one tokenizer per
 // worker; the document's keys are hashed once), keeping every passage, and
 // finds what Filter needs of each text. It stops early, returning what it
 // has, when ctx is cancelled. The coverage figures are left for Filter.
-func buildRaw(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, opt passage.Options) Report {
+func buildRaw(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, o Options) Report {
+	opt := o.Align
 	rep := Report{Text: text, Sources: srcs, info: newTextInfo(text)}
 	doc := passage.NewDoc(invindex.NewTokenizer(p), text)
+	rep.Common = passage.CommonRanges(doc, o.Common)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(len(srcs), 1)) {

@@ -107,7 +107,7 @@ func (s *Server) apiReportFail(w http.ResponseWriter, r *http.Request, err error
 
 // apiDocReport reads document {id}'s raw report with current headers, or
 // says why there is none (404 no such document, 409 no_report).
-func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Document, report.Report, bool) {
+func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request, rq reportQuery) (store.Document, report.Report, bool) {
 	id, ok := pathID(r, "id")
 	if !ok {
 		s.apiReportFail(w, r, noDocument(r.PathValue("id")))
@@ -126,7 +126,7 @@ func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Doc
 	case "deleted":
 		err = problemf(report.ErrNoText, "document %d has no report: it is deleted", id)
 	default:
-		raw, err = s.rawReport(ctx, id)
+		raw, err = s.rawReport(ctx, id, !rq.Common)
 		if errors.Is(err, report.ErrNoText) {
 			err = problemf(report.ErrNoText, "document %d has no report yet: the next run indexes it", id)
 		}
@@ -147,14 +147,14 @@ func (s *Server) apiDocReport(w http.ResponseWriter, r *http.Request) (store.Doc
 
 // apiReport is GET /api/v1/documents/{id}/report: the report with its
 // passages, filtered by the query string as the page is (min, exclude,
-// quotes, bib, blocks).
+// quotes, bib, blocks, common).
 func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 	rq, err := parseReportQuery(r.URL.Query())
 	if err != nil {
 		s.apiReportFail(w, r, err)
 		return
 	}
-	doc, raw, ok := s.apiDocReport(w, r)
+	doc, raw, ok := s.apiDocReport(w, r, rq)
 	if !ok {
 		return
 	}
@@ -214,7 +214,7 @@ func (s *Server) apiPairReport(w http.ResponseWriter, r *http.Request) {
 		s.apiReportFail(w, r, noDocument(r.PathValue("other")))
 		return
 	}
-	_, raw, ok := s.apiDocReport(w, r)
+	_, raw, ok := s.apiDocReport(w, r, rq)
 	if !ok {
 		return
 	}

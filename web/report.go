@@ -34,7 +34,10 @@ const reportCacheBytes = 512 << 20
 
 // reportKey names a raw report: the document, and the last committed run,
 // whose texts and similarities it was built from.
-type reportKey struct{ doc, run int64 }
+type reportKey struct {
+	doc, run int64
+	common   bool // common text counted: aligned without suppressing it
+}
 
 // reportCache keeps raw reports, least recently used evicted first, at
 // most max of them and reportCacheBytes of text. Concurrent requests for a
@@ -232,8 +235,9 @@ func (c *checkCache) remove(el *list.Element) {
 
 // reportQuery is what the query string of a report page or API call asks
 // for: min (percent), exclude (repeated source ids, or comma-separated),
-// quotes, bib and blocks ("1"/"0"; quotes and bib default to 1, blocks to
-// quotes' value) and source (the source the text view focuses on).
+// quotes, bib, blocks and common ("1"/"0": leave it out of the figures;
+// quotes, bib and common default to 1, blocks to quotes' value) and source
+// (the source the text view focuses on).
 type reportQuery struct {
 	Min     float64 // percent, as typed
 	MinText string  // as typed, for the form
@@ -241,13 +245,14 @@ type reportQuery struct {
 	Quotes  bool
 	Bib     bool
 	Blocks  bool
+	Common  bool // leave common text out (the default); false counts it
 	Source  int64
 }
 
 // parseReportQuery reads the filters; a value that makes no sense is
 // errBadRequest with a message saying what is expected.
 func parseReportQuery(q url.Values) (reportQuery, error) {
-	rq := reportQuery{Quotes: true, Bib: true}
+	rq := reportQuery{Quotes: true, Bib: true, Common: true}
 	if v := strings.TrimSpace(q.Get("min")); v != "" {
 		f, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSuffix(v, "%"), ",", "."), 64)
 		if err != nil || f < 0 || f > 100 || f != f {
@@ -277,6 +282,9 @@ func parseReportQuery(q url.Values) (reportQuery, error) {
 		return rq, err
 	}
 	if rq.Blocks, err = anyFlag(q, "blocks", rq.Quotes); err != nil {
+		return rq, err
+	}
+	if rq.Common, err = anyFlag(q, "common", true); err != nil {
 		return rq, err
 	}
 	if v := strings.TrimSpace(q.Get("source")); v != "" {
@@ -312,7 +320,7 @@ func anyFlag(q url.Values, name string, def bool) (bool, error) {
 }
 
 func (rq reportQuery) exclusions() passage.Exclusions {
-	return passage.Exclusions{Quotes: rq.Quotes, Bibliography: rq.Bib, BlockQuotes: rq.Blocks}
+	return passage.Exclusions{Quotes: rq.Quotes, Bibliography: rq.Bib, BlockQuotes: rq.Blocks, Common: rq.Common}
 }
 
 // filter is the daemon's filter for the query.
@@ -344,6 +352,9 @@ func (rq reportQuery) values(withSources bool) url.Values {
 	}
 	if rq.Blocks != rq.Quotes {
 		v.Set("blocks", flag01(rq.Blocks))
+	}
+	if !rq.Common {
+		v.Set("common", "0")
 	}
 	return v
 }
@@ -491,21 +502,23 @@ type reportView struct {
 // reportRegion is the part of the page the filters change: JS fetches it
 // alone (partial=1) and swaps it in, so figures come from one place.
 type reportRegion struct {
-	Query      string // the canonical filter query, for the address bar
-	Coverage   float64
-	Chunks     int
-	Sources    []sourceRow // at or above the minimum, rank order, excluded ones included
-	Counted    int         // sources that count (not excluded)
-	Passages   int         // passages of the sources that count
-	Below      int         // sources under the minimum, not listed
-	MinText    string
-	Exclusions string // "quotations, block quotes and the bibliography are left out", or ""
-	Focus      *sourceRow
-	All        string // this report with every source highlighted (when focused)
-	TextHidden bool   // a restricted document, for someone not an admin
-	Text       []segment
-	Legend     []sourceRow // sources with passages in the text
-	Partial    bool
+	Query       string // the canonical filter query, for the address bar
+	Coverage    float64
+	Chunks      int
+	Sources     []sourceRow // at or above the minimum, rank order, excluded ones included
+	Counted     int         // sources that count (not excluded)
+	Passages    int         // passages of the sources that count
+	Below       int         // sources under the minimum, not listed
+	MinText     string
+	Exclusions  string // "quotations, block quotes and the bibliography are left out", or ""
+	Focus       *sourceRow
+	All         string // this report with every source highlighted (when focused)
+	TextHidden  bool   // a restricted document, for someone not an admin
+	Text        []segment
+	Legend      []sourceRow // sources with passages in the text
+	Common      int         // stretches of common text in the document
+	CountCommon bool        // the teacher counts common text
+	Partial     bool
 }
 
 // exclusionNote says in words what a filter leaves out.
@@ -519,6 +532,9 @@ func exclusionNote(ex passage.Exclusions) string {
 	}
 	if ex.Bibliography {
 		parts = append(parts, "the bibliography")
+	}
+	if ex.Common {
+		parts = append(parts, "common text")
 	}
 	switch len(parts) {
 	case 0:
@@ -549,7 +565,7 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 	}
 	reg := &reportRegion{Query: rq.values(true).Encode(), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
 		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: exclusionNote(ex),
-		TextHidden: !seeText}
+		TextHidden: !seeText, Common: len(raw.Common), CountCommon: !rq.Common}
 	unfocused := rq
 	unfocused.Source = 0
 	reg.All = withQuery(base, unfocused.values(true)) + "#text"
@@ -594,12 +610,9 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			reg.Legend = append(reg.Legend, row)
 		}
 	}
-	reg.Text = segmentText(raw.Text, spans, final.Excluded, func(active []span, excluded bool) segment {
+	reg.Text = segmentText(raw.Text, spans, final.Excluded, passage.CommonSpans(raw.Common), func(from int, active []span, excluded bool) segment {
 		if len(active) == 0 {
-			if excluded {
-				return segment{Class: "excl", Title: "Left out of the figures: " + reg.Exclusions}
-			}
-			return segment{}
+			return plainSegment(raw.Common, from, excluded, reg.Exclusions)
 		}
 		top := active[0]
 		for _, a := range active[1:] {
@@ -637,6 +650,41 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 	return reg
 }
 
+// plainSegment is how text in no passage shows: greyed when excluded,
+// with a title saying why; common text says in how many documents it is
+// found, and is marked when the teacher counts it.
+func plainSegment(common []passage.CommonRange, from int, excluded bool, exclusions string) segment {
+	i, found := slices.BinarySearchFunc(common, from, func(r passage.CommonRange, at int) int {
+		switch {
+		case r.End <= at:
+			return -1
+		case r.Start > at:
+			return 1
+		}
+		return 0
+	})
+	switch {
+	case found && excluded:
+		return segment{Class: "excl common", Title: fmt.Sprintf(
+			"Common text, found in %s documents (a declaration, a prompt or a stock phrase): left out of the figures", thousands(common[i].Docs))}
+	case found:
+		return segment{Class: "common", Title: fmt.Sprintf(
+			"Common text, found in %s documents: counted, as the filter asks", thousands(common[i].Docs))}
+	case excluded:
+		return segment{Class: "excl", Title: "Left out of the figures: " + exclusions}
+	}
+	return segment{}
+}
+
+// thousands writes n with comma thousands separators: 2431 → "2,431".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 func pctText(f float64) string { return fmt.Sprintf("%.1f %%", f*100) }
 
 // span is a passage's range in one text, with the rank of its source and
@@ -648,19 +696,21 @@ type span struct {
 	n    int
 }
 
-// segmentText cuts text at every start and end of a span and of an
-// excluded range, and asks mk how to show each piece, given the spans
-// covering it (in the order given) and whether it is excluded. Adjacent
-// pieces shown alike are joined.
-func segmentText(text string, spans []span, excluded []passage.Range, mk func(active []span, excluded bool) segment) []segment {
+// segmentText cuts text at every start and end of a span, of an excluded
+// range and of a marked range (common text), and asks mk how to show each
+// piece, given its first byte, the spans covering it (in the order given)
+// and whether it is excluded. Adjacent pieces shown alike are joined.
+func segmentText(text string, spans []span, excluded, marks []passage.Range, mk func(from int, active []span, excluded bool) segment) []segment {
 	clip := func(x int) int { return min(max(x, 0), len(text)) }
 	shown := reflowForDisplay(text)
 	cuts := []int{0, len(text)}
 	for _, s := range spans {
 		cuts = append(cuts, clip(s.r.Start), clip(s.r.End))
 	}
-	for _, r := range excluded {
-		cuts = append(cuts, clip(r.Start), clip(r.End))
+	for _, rs := range [][]passage.Range{excluded, marks} {
+		for _, r := range rs {
+			cuts = append(cuts, clip(r.Start), clip(r.End))
+		}
 	}
 	slices.Sort(cuts)
 	cuts = slices.Compact(cuts)
@@ -689,7 +739,7 @@ func segmentText(text string, spans []span, excluded []passage.Range, mk func(ac
 		for i, a := range active {
 			cover[i] = spans[a]
 		}
-		seg := mk(cover, isEx)
+		seg := mk(from, cover, isEx)
 		seg.Text = shown[from:to]
 		if n := len(out); n > 0 && len(seg.Anchors) == 0 && seg.Label == "" && out[n-1].Class == seg.Class &&
 			out[n-1].Title == seg.Title && out[n-1].Href == seg.Href {
@@ -750,7 +800,7 @@ func buildCompare(rep report.Report, src report.SourceReport, rank int, ex passa
 	}
 	column := func(text string, spans []span, excluded []passage.Range, own, other string) []segment {
 		started := map[int]bool{}
-		return segmentText(text, spans, excluded, func(active []span, isEx bool) segment {
+		return segmentText(text, spans, excluded, nil, func(_ int, active []span, isEx bool) segment {
 			if len(active) == 0 {
 				if isEx {
 					return segment{Class: "excl", Title: "Left out of the figures"}

@@ -55,21 +55,21 @@ func (s *Server) lastRun(ctx context.Context) (int64, error) {
 // rawReport is the raw report of a stored document (all its sources, no
 // exclusions), from the cache when the last committed run made it.
 // report.ErrNoText when the document has no stored text.
-func (s *Server) rawReport(ctx context.Context, id int64) (report.Report, error) {
+func (s *Server) rawReport(ctx context.Context, id int64, countCommon bool) (report.Report, error) {
 	run, err := s.lastRun(ctx)
 	if err != nil {
 		return report.Report{}, err
 	}
-	return s.reports.get(ctx, reportKey{doc: id, run: run}, func(ctx context.Context) (report.Report, error) {
-		var opt report.Options
-		if s.cfg.Engine.DFCap > 0 {
-			// leave out the chunks the similarities leave out, when the index is at hand
-			sup, err := s.engine.Suppressor(ctx)
-			if err != nil {
-				s.log.Warn().Err(err).Int64("doc", id).Msg("report: chunks over the df cap are not suppressed")
-			}
-			opt.Align.Suppress = sup
+	return s.reports.get(ctx, reportKey{doc: id, run: run, common: countCommon}, func(ctx context.Context) (report.Report, error) {
+		opt := report.Options{CountCommon: countCommon}
+		// Show the common text, and leave it out as the similarities do
+		// unless the teacher counts it; without the index at hand, nothing
+		// is known to be common.
+		ct, err := s.engine.CommonText(ctx)
+		if err != nil {
+			s.log.Warn().Err(err).Int64("doc", id).Msg("report: common text is not known: the index cannot be loaded")
 		}
+		ct.Apply(&opt)
 		start := time.Now()
 		rep, err := engine.Passages(ctx, s.db.Pool, s.cfg, id, 0, opt)
 		if err == nil {
@@ -139,7 +139,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	}
 	var sources []report.SourceReport // the report's, for the near-duplicates' side-by-side links
 	if v.NoReport == "" {
-		raw, err := s.rawReport(ctx, id)
+		raw, err := s.rawReport(ctx, id, !rq.Common)
 		switch {
 		case errors.Is(err, report.ErrNoText):
 			v.NoReport = "This document has not been indexed yet: the next run reads its text and finds its sources."
@@ -188,7 +188,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	raw, err := s.rawReport(ctx, id)
+	raw, err := s.rawReport(ctx, id, !rq.Common)
 	if errors.Is(err, report.ErrNoText) {
 		if _, gerr := store.GetDocument(ctx, s.db, id); gerr != nil {
 			err = documentError(gerr)

@@ -368,6 +368,67 @@ func TestReportPage_HighlightsAndFilters(t *testing.T) {
 	a.get("teacher", "/documents/"+itoa(pending)).must(t, http.StatusOK, "not been indexed yet").mustNot(t, `id="overall"`)
 }
 
+// TestReportPage_CommonText: a declaration that 13 documents carry (more
+// than the automatic df cap of a small archive, 10) is common text. No pair
+// of documents is similar for it; the report greys it, says in how many
+// documents it is found, leaves it out of the figures and of the passages;
+// the teacher's switch (common=0) counts it, and the figure rises.
+func TestReportPage_CommonText(t *testing.T) {
+	a := newRTArchive(t, false)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 7))
+	declaration := rtWords(rng, "d", 60)
+	prepend := func(id int64) {
+		if _, err := a.pool.Exec(ctx, `update documents set text = $2 || E'\n\n' || text where id = $1`, id, declaration); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prepend(a.essay)
+	prepend(a.src)
+	var carriers []int64
+	for i := range 11 {
+		var id int64
+		if err := a.pool.QueryRow(ctx, `insert into documents (external_id, kind, text) values ($1, 'thesis', $2) returning id`,
+			"carrier-"+itoa(int64(i)), declaration+"\n\n"+rtWords(rng, "c"+itoa(int64(i)), 200)).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		carriers = append(carriers, id)
+	}
+	a.run()
+	var rows int
+	if err := a.pool.QueryRow(ctx, `select count(*) from similarities where doc_id = any($1) or other_id = any($1)`, carriers).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Fatalf("%d similarity rows for documents that share only the declaration: want none", rows)
+	}
+
+	page := fmt.Sprintf("/documents/%d", a.essay)
+	r := a.get("teacher", page).must(t, http.StatusOK, `class="excl common"`, "Common text, found in 13 documents",
+		`name="common" value="1" checked`, "common text: found in many documents")
+	if got := marked(r.body, "c0"); strings.Contains(got, words5(declaration)) || !strings.Contains(got, words5(a.copied)) {
+		t.Fatalf("highlights %q: want the copied passage and not the declaration", got)
+	}
+	left := overall(t, r.body)
+
+	r = a.get("teacher", page+"?common=0").must(t, http.StatusOK, "common text, counted")
+	if got := marked(r.body, "c0"); !strings.Contains(got, words5(declaration)) {
+		t.Fatalf("with common text counted, the declaration shared with the source is not highlighted: %q", got)
+	}
+	if counted := overall(t, r.body); counted <= left {
+		t.Fatalf("overall figure %v with common text counted, %v without: want it higher", counted, left)
+	}
+
+	rep := a.get("teacher", "/api/v1/documents/"+itoa(a.essay)+"/report").must(t, http.StatusOK).json(t)
+	common, _ := rep["common"].([]any)
+	if len(common) != 1 || common[0].(map[string]any)["docs"].(float64) != 13 {
+		t.Fatalf("API common text %v: want one range found in 13 documents", rep["common"])
+	}
+	if ex := rep["filter"].(map[string]any)["exclusions"].(map[string]any); ex["common"] != true {
+		t.Fatalf("API filter exclusions %v: want common text left out by default", ex)
+	}
+}
+
 // TestReportPage_Compare: the side-by-side view numbers the passages,
 // links each highlight to its counterpart, and shows context.
 func TestReportPage_Compare(t *testing.T) {
@@ -675,11 +736,13 @@ func TestReportQuery_Parse(t *testing.T) {
 		want reportQuery
 		bad  bool
 	}{
-		{"", reportQuery{Quotes: true, Bib: true, Blocks: true}, false},
-		{"min=5&exclude=3&exclude=4,5&quotes=0&source=9", reportQuery{Min: 5, MinText: "5", Exclude: []int64{3, 4, 5}, Quotes: false, Bib: true, Blocks: false, Source: 9}, false},
-		{"min=2,5%25&quotes=1&quotes=0&bib=1&bib=0&bib=0", reportQuery{Min: 2.5, MinText: "2.5", Quotes: true, Bib: true, Blocks: true}, false},
-		{"bib=0&blocks=1&quotes=0", reportQuery{Quotes: false, Bib: false, Blocks: true}, false},
-		{"quotes=0&quotes=0", reportQuery{Quotes: false, Bib: true, Blocks: false}, false},
+		{"", reportQuery{Quotes: true, Bib: true, Blocks: true, Common: true}, false},
+		{"min=5&exclude=3&exclude=4,5&quotes=0&source=9", reportQuery{Min: 5, MinText: "5", Exclude: []int64{3, 4, 5}, Quotes: false, Bib: true, Blocks: false, Common: true, Source: 9}, false},
+		{"min=2,5%25&quotes=1&quotes=0&bib=1&bib=0&bib=0", reportQuery{Min: 2.5, MinText: "2.5", Quotes: true, Bib: true, Blocks: true, Common: true}, false},
+		{"bib=0&blocks=1&quotes=0", reportQuery{Quotes: false, Bib: false, Blocks: true, Common: true}, false},
+		{"quotes=0&quotes=0", reportQuery{Quotes: false, Bib: true, Blocks: false, Common: true}, false},
+		{"common=0", reportQuery{Quotes: true, Bib: true, Blocks: true, Common: false}, false},
+		{"common=2", reportQuery{}, true},
 		{"min=-1", reportQuery{}, true},
 		{"min=101", reportQuery{}, true},
 		{"min=NaN", reportQuery{}, true},
@@ -710,7 +773,7 @@ func TestSegmentText(t *testing.T) {
 	text := "0123456789abcdefghij"
 	spans := []span{{r: passage.Range{Start: 2, End: 8}, rank: 1, src: 20, n: 1}, {r: passage.Range{Start: 5, End: 12}, rank: 0, src: 10, n: 1}}
 	ex := []passage.Range{{Start: 10, End: 15}}
-	segs := segmentText(text, spans, ex, func(active []span, excluded bool) segment {
+	segs := segmentText(text, spans, ex, nil, func(_ int, active []span, excluded bool) segment {
 		s := segment{}
 		for _, a := range active {
 			s.Class += strconv.FormatInt(a.src, 10) + " "
@@ -798,7 +861,7 @@ func TestReportCache_LRUAndOneBuild(t *testing.T) {
 			return report.Report{Doc: k.doc}, nil
 		}
 	}
-	k1, k2, k3 := reportKey{1, 1}, reportKey{2, 1}, reportKey{1, 2}
+	k1, k2, k3 := reportKey{doc: 1, run: 1}, reportKey{doc: 2, run: 1}, reportKey{doc: 1, run: 2}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -826,10 +889,10 @@ func TestReportCache_LRUAndOneBuild(t *testing.T) {
 	}
 	// errors are not cached
 	fail := errors.New("boom")
-	if _, err := c.get(ctx, reportKey{9, 9}, func(context.Context) (report.Report, error) { return report.Report{}, fail }); !errors.Is(err, fail) {
+	if _, err := c.get(ctx, reportKey{doc: 9, run: 9}, func(context.Context) (report.Report, error) { return report.Report{}, fail }); !errors.Is(err, fail) {
 		t.Fatal(err)
 	}
-	if _, err := c.get(ctx, reportKey{9, 9}, build(reportKey{9, 9})); err != nil {
+	if _, err := c.get(ctx, reportKey{doc: 9, run: 9}, build(reportKey{doc: 9, run: 9})); err != nil {
 		t.Fatal(err)
 	}
 }

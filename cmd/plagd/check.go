@@ -28,6 +28,7 @@ type passageFlags struct {
 	enabled                              bool // similar --passages
 	top                                  int
 	noQuotes, noBibliography, noBlockQts bool
+	countCommon                          bool
 	minWords, maxGap                     int
 }
 
@@ -43,6 +44,7 @@ func addPassageFlags(cmd *cobra.Command, withSwitch bool, defaultTop int) *passa
 	f.BoolVar(&pf.noQuotes, "no-quotes", false, "count text in quotation marks as matching text too")
 	f.BoolVar(&pf.noBibliography, "no-bibliography", false, "count the bibliography as matching text too")
 	f.BoolVar(&pf.noBlockQts, "no-block-quotes", false, "count marked block quotes as matching text too")
+	f.BoolVar(&pf.countCommon, "count-common", false, "count common text (in more documents than engine.df_cap: declarations, prompts, stock phrases) as matching text too")
 	f.IntVar(&pf.minWords, "min-words", passage.DefaultMinWords, "shortest passage reported, in words")
 	f.IntVar(&pf.maxGap, "max-gap", passage.DefaultMaxGapWords, "longest gap inside a passage, in words")
 	return pf
@@ -53,7 +55,9 @@ func (pf *passageFlags) options() report.Options {
 		Align: passage.Options{MinWords: nonZero(pf.minWords), MaxGapWords: nonZero(pf.maxGap)},
 		Exclusions: passage.Exclusions{
 			Quotes: !pf.noQuotes, Bibliography: !pf.noBibliography, BlockQuotes: !pf.noBlockQts,
+			Common: !pf.countCommon,
 		},
+		CountCommon: pf.countCommon,
 	}
 }
 
@@ -75,6 +79,9 @@ func (pf *passageFlags) excludedNote() string {
 	}
 	if !pf.noBibliography {
 		ex = append(ex, "bibliography")
+	}
+	if !pf.countCommon {
+		ex = append(ex, "common text")
 	}
 	if len(ex) == 0 {
 		return "nothing excluded"
@@ -170,14 +177,13 @@ func readCheckFile(ctx context.Context, path string, cfg config.Config) (string,
 // runSimilarPassages is `plagd similar DOC --passages`.
 func runSimilarPassages(ctx context.Context, cfg config.Config, db *store.DB, doc store.DocInfo, pf *passageFlags, asJSON bool) error {
 	opt := pf.options()
-	if cfg.Engine.DFCap > 0 {
-		// Leave out the chunks the similarities leave out, if the index is at hand.
-		sup, err := engine.NewEngine(cfg, db.Pool, cli.Logger(cfg)).Suppressor(ctx)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "plagd: chunks over the df cap are not suppressed: %v\n", err)
-		}
-		opt.Align.Suppress = sup
+	// Show common text, and leave it out as the similarities do, if the
+	// index is at hand.
+	ct, err := engine.NewEngine(cfg, db.Pool, cli.Logger(cfg)).CommonText(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "plagd: common text is not known (the index cannot be loaded): %v\n", err)
 	}
+	ct.Apply(&opt)
 	rep, err := engine.Passages(ctx, db.Pool, cfg, doc.ID, pf.top, opt)
 	if err != nil {
 		return err

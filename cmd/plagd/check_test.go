@@ -42,7 +42,7 @@ func TestCLI_CheckAndPassages(t *testing.T) {
 		t.Fatalf("check: exit %d: %s", code, out)
 	}
 	t.Logf("plagd check %s:\n%s", filepath.Base(essay), out)
-	for _, want := range []string{"matching text:", "source.txt", "»" + copied + "«", "quotations, block quotes, bibliography excluded", "1 passage"} {
+	for _, want := range []string{"matching text:", "source.txt", "»" + copied + "«", "quotations, block quotes, bibliography, common text excluded", "1 passage"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}

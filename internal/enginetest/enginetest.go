@@ -42,7 +42,9 @@ func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 		t.Fatal(err)
 	}
 	live := map[int64]string{}
+	n := 0 // live documents, failed ones too: what the engine's auto limits count
 	for rows.Next() {
+		n++
 		var id int64
 		var content []byte
 		var fn, ct, tx *string
@@ -63,7 +65,11 @@ func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	p := cluster.Plan{Params: cfg.Params(), DFCap: cfg.Engine.DFCap, MinShared: cfg.Engine.MinShared, TopK: cfg.Engine.TopK}
+	minShared := cfg.Engine.MinShared
+	if minShared <= 0 {
+		minShared = config.AutoMinShared(n)
+	}
+	p := cluster.Plan{Params: cfg.Params(), DFCap: cfg.Engine.DFCapFor(n), MinShared: minShared, TopK: cfg.Engine.TopK}
 	var out []SimRow
 	for _, r := range clustertest.Reference(live, p) {
 		out = append(out, SimRow{r.Doc, r.Other, int(r.Shared)})

@@ -18,9 +18,9 @@ const (
 	streamEdit
 	streamTitle
 	streamVocab
-	streamPrompt   // per document: whether an essay carries its course's prompt, and which
-	streamPhrase   // per stock phrase: its words
-	streamCourse   // per course: its prompt's words
+	streamPrompt             // per document: whether an essay carries its course's prompt, and which
+	streamPhrase             // per stock phrase: its words
+	streamCourse             // per course: its prompt's words
 	streamSentence = 1 << 32 // + sentence index
 	streamStock    = 2 << 32 // + sentence index: whether the sentence opens with a stock phrase
 )

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/report"
+)
+
+// CommonText is what the committed index counts as common text: the chunks
+// found in more documents than the run's df cap (engine.df_cap, auto by
+// default: config.AutoDFCap). Faculty declarations, assignment prompts and
+// stock phrases are such text. A run counts none of it, so a passage made
+// of it is no evidence of copying either: reports suppress its windows
+// (Suppress, for passage.Options.Suppress) and show where it lies and in
+// how many documents (DF). It is safe for concurrent use and reads the
+// generation that was committed when it was made.
+type CommonText struct {
+	cap    int
+	bounds []uint64 // first chunk ID of each node's range
+	states []*cluster.NodeState
+}
+
+// CommonText returns the committed index's common text, or nil when the
+// last run counted every chunk (df_cap -1). Like Query, it loads the index
+// if the engine holds none.
+func (e *Engine) CommonText(ctx context.Context) (*CommonText, error) {
+	if err := e.loadIndex(ctx); err != nil {
+		return nil, err
+	}
+	lim, err := e.queryLimits(ctx)
+	if err != nil || lim.dfCap <= 0 {
+		return nil, err
+	}
+	nodes := e.cur().Nodes()
+	ct := &CommonText{cap: lim.dfCap, bounds: make([]uint64, len(nodes)), states: make([]*cluster.NodeState, len(nodes))}
+	for i, n := range nodes {
+		ct.bounds[i], _ = n.Range()
+		ct.states[i], _ = n.Snapshot()
+	}
+	return ct, nil
+}
+
+// Cap is the document frequency above which a chunk is common.
+func (c *CommonText) Cap() int { return c.cap }
+
+// DF is the number of live documents holding the chunk of key (a window
+// key, invindex.Tokenizer.WindowKeys) when it is common text, 0 otherwise.
+func (c *CommonText) DF(key uint64) int { return c.chunkDF(invindex.KeyChunk(key)) }
+
+// chunkDF is DF of a chunk ID.
+func (c *CommonText) chunkDF(chunk uint32) int {
+	i, found := slices.BinarySearch(c.bounds, uint64(chunk))
+	if !found {
+		i--
+	}
+	if i < 0 || c.states[i] == nil {
+		return 0
+	}
+	if df := c.states[i].DF(chunk); df > c.cap {
+		return df
+	}
+	return 0
+}
+
+// Suppress reports whether the window of key is common text: the predicate
+// of passage.Options.Suppress. A nil CommonText suppresses nothing.
+func (c *CommonText) Suppress(key uint64) bool { return c != nil && c.DF(key) > 0 }
+
+// Apply makes opt show c: Report.Common lists the document's common text,
+// and unless opt.CountCommon is set (the teacher's "count common text")
+// its windows seed no passage and it is left out of the figures, as the
+// similarities leave it out. A nil c leaves opt as it is.
+func (c *CommonText) Apply(opt *report.Options) {
+	if c == nil {
+		return
+	}
+	opt.Common = c.DF
+	if opt.CountCommon {
+		opt.Exclusions.Common = false
+	} else {
+		opt.Align.Suppress = c.Suppress
+	}
+}
+
+// uncommon returns the chunks (and their fingerprints) that are not common
+// text, in new slices. A nil c keeps all of them.
+func (c *CommonText) uncommon(chunks []uint32, checks []uint8) ([]uint32, []uint8) {
+	outC := make([]uint32, 0, len(chunks))
+	outK := make([]uint8, 0, len(checks))
+	for i, ch := range chunks {
+		if c != nil && c.chunkDF(ch) > 0 {
+			continue
+		}
+		outC, outK = append(outC, ch), append(outK, checks[i])
+	}
+	return outC, outK
+}
