@@ -95,6 +95,7 @@ func (m *Master) chunkBatch(ctx context.Context, st *runState, mu *sync.Mutex, w
 		return fmt.Errorf("fetch texts: asked for %d documents, got %d", len(batch), len(texts))
 	}
 	todo := make([]Text, 0, len(batch))
+	skips := map[invindex.DocID]func(uint32, uint8) bool{}
 	mu.Lock()
 	for i, t := range texts {
 		d := batch[i].Doc
@@ -116,6 +117,9 @@ func (m *Master) chunkBatch(ctx context.Context, st *runState, mu *sync.Mutex, w
 			st.out.Docs = append(st.out.Docs, DocResult{ID: t.ID, Failed: t.Failed, FailedKind: t.FailedKind})
 		default:
 			todo = append(todo, Text{Doc: d, Text: t.Text})
+			if t.Skip != nil {
+				skips[d] = t.Skip
+			}
 		}
 	}
 	mu.Unlock()
@@ -131,11 +135,18 @@ func (m *Master) chunkBatch(ctx context.Context, st *runState, mu *sync.Mutex, w
 	mu.Lock()
 	for _, c := range chunked {
 		ext := st.docs.Ext(c.Doc)
+		before := len(c.Chunks)
+		if skip := skips[c.Doc]; skip != nil {
+			c = withoutSkipped(c, skip)
+		}
 		if index {
 			if len(c.Chunks) == 0 {
 				st.docs.Free(c.Doc)
-				st.out.Docs = append(st.out.Docs, DocResult{ID: ext, Words: c.Words,
-					Failed: tooShort(c.Words, st.plan.Params.WindowWords), FailedKind: "too_short"})
+				r := DocResult{ID: ext, Words: c.Words, Failed: tooShort(c.Words, st.plan.Params.WindowWords), FailedKind: "too_short"}
+				if before > 0 {
+					r.Failed, r.FailedKind = "the document holds nothing but registered template text", "template_only"
+				}
+				st.out.Docs = append(st.out.Docs, r)
 				continue
 			}
 			st.docs.Set(c.Doc, uint32(len(c.Chunks)))
@@ -163,6 +174,20 @@ func (m *Master) chunkBatch(ctx context.Context, st *runState, mu *sync.Mutex, w
 		}
 	}
 	return nil
+}
+
+// withoutSkipped drops the chunks skip rejects, in new slices (c's may be
+// a node's buffers).
+func withoutSkipped(c Chunked, skip func(uint32, uint8) bool) Chunked {
+	chunks := make([]uint32, 0, len(c.Chunks))
+	checks := make([]uint8, 0, len(c.Checks))
+	for i, ch := range c.Chunks {
+		if !skip(ch, c.Checks[i]) {
+			chunks, checks = append(chunks, ch), append(checks, c.Checks[i])
+		}
+	}
+	c.Chunks, c.Checks = chunks, checks
+	return c
 }
 
 // splitByRange cuts a document's sorted chunk IDs, and their fingerprints

@@ -84,6 +84,10 @@ type SourceText struct {
 	Failed     string // non-empty: the text could not be had; the human reason
 	FailedKind string // a stable code for Failed (extract.Kind names, "too_short")
 	Gone       bool   // the document no longer exists or is deleted
+	// Skip, when set, rejects chunks the document must not be indexed with:
+	// those of the registered templates that apply to it. The master drops
+	// them after chunking, the same for fresh and stored texts.
+	Skip func(chunk uint32, check uint8) bool
 }
 
 // TextSource supplies texts to a run. The daemon implements it over PostgreSQL

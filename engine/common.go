@@ -88,13 +88,8 @@ func (c *CommonText) Apply(opt *report.Options) {
 // uncommon returns the chunks (and their fingerprints) that are not common
 // text, in new slices. A nil c keeps all of them.
 func (c *CommonText) uncommon(chunks []uint32, checks []uint8) ([]uint32, []uint8) {
-	outC := make([]uint32, 0, len(chunks))
-	outK := make([]uint8, 0, len(checks))
-	for i, ch := range chunks {
-		if c != nil && c.chunkDF(ch) > 0 {
-			continue
-		}
-		outC, outK = append(outC, ch), append(outK, checks[i])
+	if c == nil {
+		return filterChunks(chunks, checks, func(uint32, uint8) bool { return false })
 	}
-	return outC, outK
+	return filterChunks(chunks, checks, func(ch uint32, _ uint8) bool { return c.chunkDF(ch) > 0 })
 }

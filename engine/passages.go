@@ -62,6 +62,11 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 		s.Similarity, s.Reverse, s.Shared = r.Similarity, rev, r.Shared
 		srcs = append(srcs, s)
 	}
+	tpl, err := loadTemplates(ctx, pool, cfg.Params(), 0)
+	if err != nil {
+		return report.Report{}, err
+	}
+	tpl.applyTemplates(&opt, doc.head.Kind)
 	rep := report.Build(ctx, cfg.Params(), *doc.body, srcs, opt)
 	rep.Doc, rep.Chunks, rep.Header = docID, doc.chunks, doc.head
 	return rep, ctx.Err()
@@ -72,18 +77,27 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 // the top sources (top <= 0: engine.top_k) are aligned with it as in
 // Passages. Nothing is stored. Unless opt sets Common, the text's common
 // text is found and, without opt.CountCommon, suppressed
-// (CommonText.Apply), as in the similarities.
+// (CommonText.Apply), as in the similarities; so is the text of the
+// templates registered for every kind of document.
 // With zero opt.Exclusions the report is raw, for its Filter.
 func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report.Options) (report.Report, error) {
 	tok := invindex.NewTokenizer(e.cfg.Params())
 	_, chunks, checks := tok.DocChunks(text)
+	// A checked file has no kind: the templates registered for every
+	// document apply to it, as to an archived document.
+	tpl, err := loadTemplates(ctx, e.pool, e.cfg.Params(), 0)
+	if err != nil {
+		return report.Report{}, err
+	}
+	if skip := tpl.skip(""); skip != nil {
+		chunks, checks = filterChunks(chunks, checks, skip)
+	}
 	var matches []QueryMatch
 	var texts map[int64]storedText
-	var err error
 	if e.cfg.Routing.Enabled {
 		// Candidates from the routed feature index (few partitions), then
 		// the chunk comparison for the figures.
-		matches, texts, err = e.routedMatches(ctx, text, chunks, checks, top)
+		matches, texts, err = e.routedMatches(ctx, text, chunks, checks, top, tpl)
 	} else {
 		matches, err = e.Query(ctx, chunks, checks, top)
 	}
@@ -97,6 +111,7 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report
 		}
 		ct.Apply(&opt)
 	}
+	tpl.applyTemplates(&opt, "")
 	if texts == nil {
 		ids := make([]int64, len(matches))
 		for i, m := range matches {

@@ -265,13 +265,14 @@ func (x *routedIndex) candidates(ctx context.Context, clients []cluster.Worker, 
 
 // routedMatches is the live check's candidates from the routed feature
 // index, compared chunk by chunk: a candidate shares a chunk when its text
-// holds the chunk with the same fingerprint and the chunk is not common
-// text (CommonText), as the index counts it. The
+// holds the chunk with the same fingerprint and the chunk is neither
+// common text (CommonText) nor, for that document, template text (tpl),
+// as the index counts it. The
 // figures are those Query gives for the same documents; documents the
 // routing does not reach are missing (routing.all_partitions widens the
 // search to every partition). It returns the matches, best first (at most
 // top), and the stored texts read.
-func (e *Engine) routedMatches(ctx context.Context, text string, chunks []uint32, checks []uint8, top int) ([]QueryMatch, map[int64]storedText, error) {
+func (e *Engine) routedMatches(ctx context.Context, text string, chunks []uint32, checks []uint8, top int, tpl *templateSet) ([]QueryMatch, map[int64]storedText, error) {
 	if gen, err := store.LastCommittedRun(ctx, e.pool); err != nil {
 		return nil, nil, err
 	} else if gen == 0 {
@@ -311,6 +312,9 @@ func (e *Engine) routedMatches(ctx context.Context, text string, chunks []uint32
 			continue
 		}
 		_, cc, ck := tok.DocChunks(*t.body)
+		if skip := tpl.skip(t.head.Kind); skip != nil {
+			cc, ck = filterChunks(cc, ck, skip) // as the run indexed it
+		}
 		if n := sharedChunks(chunks, checks, cc, ck); n >= max(lim.minShared, 1) {
 			out = append(out, QueryMatch{ID: id, Shared: n, Chunks: len(cc)})
 		}

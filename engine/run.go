@@ -247,10 +247,14 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 	if err != nil {
 		return nil, nil, err
 	}
+	templates, err := loadTemplates(ctx, e.pool, e.cfg.Params(), cs.xmin)
+	if err != nil {
+		return nil, nil, err
+	}
 	rep.Phases["plan"] = time.Since(t)
 	t = time.Now()
 	opt := e.cfg.ExtractOptions()
-	src := &pgSource{pool: e.pool, run: runID, opt: opt, extract: e.extract, reader: store.Reader(opt)}
+	src := &pgSource{pool: e.pool, run: runID, opt: opt, extract: e.extract, reader: store.Reader(opt), templates: templates}
 	out, err := e.cur().Run(ctx, plan, src)
 	rep.Phases["compute"] = time.Since(t)
 	rep.TextsReused += src.reused.Load()

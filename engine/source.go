@@ -30,12 +30,15 @@ type pgSource struct {
 	// again; reused counts those.
 	reader string
 	reused atomic.Int64
+	// templates are the registered templates the run applies: each text
+	// carries the chunk filter of its document's kind (SourceText.Skip).
+	templates *templateSet
 }
 
 // Fresh implements cluster.TextSource.
 func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText, error) {
 	rows, err := s.pool.Query(ctx, `
-		select d.id, d.deleted_at is not null, d.content, d.filename, d.content_type, d.text, x.body
+		select d.id, d.deleted_at is not null, d.content, d.filename, d.content_type, d.text, x.body, coalesce(d.kind, '')
 		from documents d
 		left join plagd_extracted x on x.doc_id = d.id and x.reader = $2 and $2 <> ''
 			and x.source_sha = sha256(d.content)
@@ -51,8 +54,9 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 			content             []byte
 			filename, ctype, tx *string
 			read                *string // the text read at upload, when it is valid
+			kind                string
 		)
-		if err := rows.Scan(&id, &deleted, &content, &filename, &ctype, &tx, &read); err != nil {
+		if err := rows.Scan(&id, &deleted, &content, &filename, &ctype, &tx, &read, &kind); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -61,6 +65,7 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 			rows.Close()
 			return nil, err
 		}
+		t.Skip = s.templates.skip(kind)
 		byID[id] = t
 	}
 	rows.Close()
@@ -138,20 +143,22 @@ func sourceText(id int64, text string, err error) (cluster.SourceText, error) {
 // Stored implements cluster.TextSource.
 func (s *pgSource) Stored(ctx context.Context, ids []int64) ([]cluster.SourceText, error) {
 	rows, err := s.pool.Query(ctx, `
-		select d.id, t.body from documents d left join document_texts t on t.doc_id = d.id
+		select d.id, t.body, coalesce(d.kind, '') from documents d left join document_texts t on t.doc_id = d.id
 		where d.id = any($1)`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read stored texts: %w", err)
 	}
 	byID := make(map[int64]*string, len(ids))
+	kinds := make(map[int64]string, len(ids))
 	for rows.Next() {
 		var id int64
 		var body *string
-		if err := rows.Scan(&id, &body); err != nil {
+		var kind string
+		if err := rows.Scan(&id, &body, &kind); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		byID[id] = body
+		byID[id], kinds[id] = body, kind
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -166,7 +173,7 @@ func (s *pgSource) Stored(ctx context.Context, ids []int64) ([]cluster.SourceTex
 		case body == nil:
 			out[i] = cluster.SourceText{ID: id, Failed: "no stored text"}
 		default:
-			out[i] = cluster.SourceText{ID: id, Text: *body}
+			out[i] = cluster.SourceText{ID: id, Text: *body, Skip: s.templates.skip(kinds[id])}
 		}
 	}
 	return out, nil

@@ -2,36 +2,47 @@ package passage
 
 // CommonRange is a stretch of a text made of common text: consecutive
 // windows whose chunk the archive holds in more documents than its df cap
-// (a faculty declaration, an assignment prompt, a stock phrase). Docs is
-// the largest document frequency among its windows, for "found in 2,431
-// documents".
+// (a faculty declaration, an assignment prompt, a stock phrase), or that
+// belong to a template staff registered. Docs is the largest document
+// frequency among its windows, for "found in 2,431 documents" (0 for
+// template text the archive holds less often); Template names the
+// registered template, "" for other common text.
 type CommonRange struct {
 	Range
-	Docs int `json:"docs"`
+	Docs     int    `json:"docs"`
+	Template string `json:"template,omitempty"`
 }
 
 // CommonRanges finds the common text of d: df tells the document frequency
-// of a window key when the window is common, 0 otherwise. Overlapping and
-// adjacent windows make one range, from the first byte of its first word
-// to the last byte of its last word. A nil df finds nothing.
-func CommonRanges(d *Doc, df func(key uint64) int) []CommonRange {
-	if df == nil || len(d.Keys) == 0 {
+// of a window key when the window is common, 0 otherwise; template names
+// the registered template holding a window key, "" for none. Either may be
+// nil. Overlapping and adjacent windows of the same template (or of none)
+// make one range, from the first byte of its first word to the last byte
+// of its last word.
+func CommonRanges(d *Doc, df func(key uint64) int, template func(key uint64) string) []CommonRange {
+	if df == nil && template == nil || len(d.Keys) == 0 {
 		return nil
 	}
 	n := d.window()
 	var out []CommonRange
 	for i, k := range d.Keys {
-		docs := df(k)
-		if docs <= 0 {
+		docs, name := 0, ""
+		if df != nil {
+			docs = df(k)
+		}
+		if template != nil {
+			name = template(k)
+		}
+		if docs <= 0 && name == "" {
 			continue
 		}
 		r := Range{Start: int(d.Words[i].Start), End: int(d.Words[i+n-1].End)}
-		if last := len(out) - 1; last >= 0 && r.Start <= out[last].End {
+		if last := len(out) - 1; last >= 0 && r.Start <= out[last].End && out[last].Template == name {
 			out[last].End = max(out[last].End, r.End)
 			out[last].Docs = max(out[last].Docs, docs)
 			continue
 		}
-		out = append(out, CommonRange{Range: r, Docs: docs})
+		out = append(out, CommonRange{Range: r, Docs: docs, Template: name})
 	}
 	return out
 }

@@ -29,7 +29,12 @@ type Options struct {
 	// figures Exclusions.Common (engine.CommonText.Apply sets all three,
 	// from CountCommon).
 	Common func(key uint64) int
-	// CountCommon counts common text as any other: the teacher's switch.
+	// Template names the registered template holding a window key of the
+	// document, "" for none; nil: none applies. Report.Common lists its
+	// text too, which is left out as common text is.
+	Template func(key uint64) string
+	// CountCommon counts common and template text as any other: the
+	// teacher's switch.
 	CountCommon bool
 }
 
@@ -127,7 +132,7 @@ func buildRaw(ctx context.Context, p invindex.Params, text string, srcs []Source
 	opt := o.Align
 	rep := Report{Text: text, Sources: srcs, info: newTextInfo(text)}
 	doc := passage.NewDoc(invindex.NewTokenizer(p), text)
-	rep.Common = passage.CommonRanges(doc, o.Common)
+	rep.Common = passage.CommonRanges(doc, o.Common, o.Template)
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(len(srcs), 1)) {

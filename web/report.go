@@ -664,6 +664,11 @@ func plainSegment(common []passage.CommonRange, from int, excluded bool, exclusi
 		return 0
 	})
 	switch {
+	case found && common[i].Template != "" && excluded:
+		return segment{Class: "excl common", Title: fmt.Sprintf(
+			"Template text: %s, registered by the archive staff: left out of the figures", common[i].Template)}
+	case found && common[i].Template != "":
+		return segment{Class: "common", Title: fmt.Sprintf("Template text: %s: counted, as the filter asks", common[i].Template)}
 	case found && excluded:
 		return segment{Class: "excl common", Title: fmt.Sprintf(
 			"Common text, found in %s documents (a declaration, a prompt or a stock phrase): left out of the figures", thousands(common[i].Docs))}

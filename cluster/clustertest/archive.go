@@ -206,6 +206,13 @@ func byPair(x, y cluster.Row) int {
 // Reference computes the table p must produce over the live texts, by brute
 // force: every document's chunk set as a map, every pair compared.
 func Reference(live map[int64]string, p cluster.Plan) []cluster.Row {
+	return ReferenceSkip(live, p, nil)
+}
+
+// ReferenceSkip is Reference with the chunks skip rejects left out of each
+// document's set (registered templates: cluster.SourceText.Skip); a nil skip
+// keeps all.
+func ReferenceSkip(live map[int64]string, p cluster.Plan, skip func(doc int64, chunk uint32, check uint8) bool) []cluster.Row {
 	tok := invindex.NewTokenizer(p.Params)
 	// A document's set maps each distinct chunk ID to its fingerprint; two
 	// documents share a chunk when they have its ID with the same fingerprint.
@@ -213,15 +220,17 @@ func Reference(live map[int64]string, p cluster.Plan) []cluster.Row {
 	df := map[uint32]int{}
 	for id, t := range live {
 		_, chunks, checks := tok.DocChunks(t)
-		if len(chunks) == 0 {
-			continue
-		}
 		s := map[uint32]uint8{}
 		for i, c := range chunks {
+			if skip != nil && skip(id, c, checks[i]) {
+				continue
+			}
 			s[c] = checks[i]
 			df[c]++
 		}
-		sets[id] = s
+		if len(s) > 0 {
+			sets[id] = s
+		}
 	}
 	var out []cluster.Row
 	for a, sa := range sets {

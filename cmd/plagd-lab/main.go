@@ -14,5 +14,6 @@ func main() {
 	g := &cli.Globals{}
 	root := cli.NewRoot("plagd-lab", "Measurements of plagd: speed on generated corpora, text extraction quality", g)
 	root.AddCommand(newBenchCmd(g), newGenCmd(g), newExtractEvalCmd(g))
+	addProfileFlag(root)
 	os.Exit(cli.Execute(root))
 }

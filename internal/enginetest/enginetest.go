@@ -19,6 +19,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/internal/testseed"
+	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/store"
 	"github.com/rs/zerolog"
 )
@@ -33,10 +34,12 @@ type SimRow struct {
 // obvious way: the current text of every live document, extracted as the
 // engine extracts it, handed to clustertest.Reference (every document's
 // chunk set as a map, every pair compared, df cap and min_shared applied,
-// each list sorted and cut).
+// each list sorted and cut), with the chunks of the registered templates
+// that apply to a document left out of its set.
 func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 	t.Helper()
 	ctx := context.Background()
+	skip := templateSkip(t, pool, cfg)
 	rows, err := pool.Query(ctx, `select id, content, filename, content_type, text from documents where deleted_at is null`)
 	if err != nil {
 		t.Fatal(err)
@@ -71,10 +74,58 @@ func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 	}
 	p := cluster.Plan{Params: cfg.Params(), DFCap: cfg.Engine.DFCapFor(n), MinShared: minShared, TopK: cfg.Engine.TopK}
 	var out []SimRow
-	for _, r := range clustertest.Reference(live, p) {
+	for _, r := range clustertest.ReferenceSkip(live, p, skip) {
 		out = append(out, SimRow{r.Doc, r.Other, int(r.Shared)})
 	}
 	return out
+}
+
+// templateSkip is the chunk filter of the registered templates, the plain
+// way: a document skips the chunks (ID and fingerprint) of every template
+// registered for its kind or for all kinds.
+func templateSkip(t testing.TB, pool *pgxpool.Pool, cfg config.Config) func(doc int64, chunk uint32, check uint8) bool {
+	t.Helper()
+	ctx := context.Background()
+	ts, err := store.ListTemplates(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	kinds := map[int64]string{}
+	rows, err := pool.Query(ctx, `select id, coalesce(kind, '') from documents`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var kind string
+		if err := rows.Scan(&id, &kind); err != nil {
+			t.Fatal(err)
+		}
+		kinds[id] = kind
+	}
+	rows.Close()
+	tok := invindex.NewTokenizer(cfg.Params())
+	type key struct {
+		chunk uint32
+		check uint8
+	}
+	sets := map[string]map[key]bool{} // kind ("" for every kind) → chunks
+	for _, tpl := range ts {
+		if sets[tpl.Kind] == nil {
+			sets[tpl.Kind] = map[key]bool{}
+		}
+		_, chunks, checks := tok.DocChunks(tpl.Body)
+		for i, c := range chunks {
+			sets[tpl.Kind][key{c, checks[i]}] = true
+		}
+	}
+	return func(doc int64, chunk uint32, check uint8) bool {
+		k := key{chunk, check}
+		return sets[""][k] || kinds[doc] != "" && sets[kinds[doc]][k]
+	}
 }
 
 func SortRows(rows []SimRow) {
@@ -169,6 +220,9 @@ func (c *Corpus) WithTemplates(n int, p float64) *Corpus {
 	c.templateP = p
 	return c
 }
+
+// Templates are the paragraphs WithTemplates made.
+func (c *Corpus) Templates() []string { return c.templates }
 
 func NewCorpus(seed uint64) *Corpus {
 	c := &Corpus{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
