@@ -28,6 +28,7 @@ type Report struct {
 	Full      *RunFigures    `json:"full_run,omitempty"`
 	Change    *ChangeFigures `json:"change,omitempty"`
 	Incr      *RunFigures    `json:"incremental_run,omitempty"`
+	Checks    *CheckFigures  `json:"checks,omitempty"`
 	Copy      []CopyFigures  `json:"copy_probe,omitempty"`
 	Started   time.Time      `json:"started"`
 	Seconds   float64        `json:"seconds"`
@@ -155,6 +156,12 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 		}
 		rep.Incr = incr
 		printRun(w, incr)
+	}
+	if opt.Checks > 0 {
+		fmt.Fprintln(w, "== teacher's checks (essays not in the archive, through Engine.CheckText)")
+		if rep.Checks, err = measureChecks(ctx, eng, pool, g, opt.Docs, opt.Checks, opt.SimTextRuns, w); err != nil {
+			return err
+		}
 	}
 	lock.Release()
 

@@ -32,6 +32,11 @@ type Options struct {
 	Log    zerolog.Logger
 	// SampleMB bounds the text chunked by the single-goroutine measurement.
 	SampleMB int
+	// Checks is the number of teacher's checks (essays not in the archive)
+	// timed against the committed index after the runs (0: none);
+	// SimTextRuns of them are also timed with sim_text.
+	Checks      int
+	SimTextRuns int
 }
 
 // ChangeMix is the composition of the incremental change: half modified,
