@@ -45,7 +45,6 @@ func TestBrowser_StaffRegistersTemplate(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(e2eSelTemplateForm+` input[name="name"]`), "Faculty declaration"),
 		chromedp.SetValue(chromedp.CSS(e2eSelTemplateForm+` select[name="kind"]`), "thesis"),
 		chromedp.SetValue(chromedp.CSS(e2eSelTemplateForm+` textarea[name="body"]`), declaration))
-	staff.shot("templates-form")
 	staff.click("click Register template", e2eSelTemplateForm+` button[type=submit]`)
 	staff.waitVisible(e2eSelFlash)
 	// the seeded archive has two theses

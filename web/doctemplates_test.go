@@ -135,7 +135,7 @@ func TestTemplatesPage_RegisterRunRemove(t *testing.T) {
 	}
 	id := ts[0].ID
 	a.get("staff", loc.String()).must(t, http.StatusOK, `class="flash"`, "the next run indexes 1 document again",
-		fmt.Sprintf(`<tr data-template="%d">`, id), "<strong>Essay opening</strong>", `<span class="badge">essay</span>`,
+		fmt.Sprintf(`<tr data-template="%d">`, id), "<strong>Essay opening</strong>", `<span class="badge" title="documents of this kind">essay</span>`,
 		"<td class=\"num\">120</td>", "<td>staff</td>", words5(a.essayOwn), fmt.Sprintf(`action="/templates/%d/remove"`, id))
 	a.get("teacher", "/templates").must(t, http.StatusOK, "<strong>Essay opening</strong>").mustNot(t, "Remove template")
 
