@@ -28,6 +28,24 @@ type Template struct {
 // ErrNoTemplate is the error of removing a template that is not registered.
 var ErrNoTemplate = errors.New("no such template")
 
+// ErrBadTemplate is the kind of AddTemplate's error for a template that
+// cannot be registered as given (no name, no text); ErrTemplateTooLarge for
+// one over MaxTemplateBytes. The error's message says what to change.
+var (
+	ErrBadTemplate      = errors.New("bad template")
+	ErrTemplateTooLarge = errors.New("template too large")
+)
+
+// templateError is a refused template: its message, and its kind
+// (ErrBadTemplate or ErrTemplateTooLarge) for errors.Is.
+type templateError struct {
+	kind error
+	msg  string
+}
+
+func (e *templateError) Error() string { return e.msg }
+func (e *templateError) Unwrap() error { return e.kind }
+
 // MaxTemplateBytes bounds a template's text: a prompt or a form, not a thesis.
 const MaxTemplateBytes = 256 << 10
 
@@ -39,11 +57,11 @@ func AddTemplate(ctx context.Context, q Querier, t Template) (id int64, docs int
 	name := safetext.Line(strings.TrimSpace(t.Name), 200)
 	switch {
 	case name == "":
-		return 0, 0, fmt.Errorf("a template needs a name (what staff will see on the report, such as \"Faculty declaration\")")
+		return 0, 0, &templateError{ErrBadTemplate, "a template needs a name (what staff will see on the report, such as \"Faculty declaration\")"}
 	case strings.TrimSpace(t.Body) == "":
-		return 0, 0, fmt.Errorf("template %q has no text: give the text documents carry by design", name)
+		return 0, 0, &templateError{ErrBadTemplate, fmt.Sprintf("template %q has no text: give the text documents carry by design", name)}
 	case len(t.Body) > MaxTemplateBytes:
-		return 0, 0, fmt.Errorf("template %q has %d bytes of text; a template is a prompt or a form, at most %d bytes", name, len(t.Body), MaxTemplateBytes)
+		return 0, 0, &templateError{ErrTemplateTooLarge, fmt.Sprintf("template %q has %d bytes of text; a template is a prompt or a form, at most %d bytes", name, len(t.Body), MaxTemplateBytes)}
 	}
 	body, _ := StorableText(t.Body)
 	err = q.QueryRow(ctx, `
@@ -87,6 +105,18 @@ func RemoveTemplate(ctx context.Context, q Querier, id int64) (docs int, err err
 		return 0, fmt.Errorf("template %d: %w (plagd template list shows the registered ones)", id, ErrNoTemplate)
 	}
 	return docs, nil
+}
+
+// DocumentKinds lists the kinds (documents.kind) of the archive's live
+// documents, in order: what a template can be registered for.
+func DocumentKinds(ctx context.Context, q Querier) ([]string, error) {
+	rows, err := q.Query(ctx, `
+		select distinct kind from documents
+		where deleted_at is null and kind is not null and kind <> '' order by kind`)
+	if err != nil {
+		return nil, fmt.Errorf("list document kinds: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // ListTemplates returns the registered templates, oldest first.

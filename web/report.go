@@ -516,7 +516,8 @@ type reportRegion struct {
 	TextHidden  bool   // a restricted document, for someone not an admin
 	Text        []segment
 	Legend      []sourceRow // sources with passages in the text
-	Common      int         // stretches of common text in the document
+	Common      int         // stretches of common text in the document, template text not included
+	Templates   []string    // the registered templates whose text the document carries, by name
 	CountCommon bool        // the teacher counts common text
 	Partial     bool
 }
@@ -565,7 +566,15 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 	}
 	reg := &reportRegion{Query: rq.values(true).Encode(), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
 		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: exclusionNote(ex),
-		TextHidden: !seeText, Common: len(raw.Common), CountCommon: !rq.Common}
+		TextHidden: !seeText, CountCommon: !rq.Common}
+	for _, c := range raw.Common {
+		switch {
+		case c.Template == "":
+			reg.Common++
+		case !slices.Contains(reg.Templates, c.Template):
+			reg.Templates = append(reg.Templates, c.Template)
+		}
+	}
 	unfocused := rq
 	unfocused.Source = 0
 	reg.All = withQuery(base, unfocused.values(true)) + "#text"

@@ -26,7 +26,8 @@ type Route struct {
 // register wires every route. The table is the access policy at a glance:
 //
 //	teacher  reads reports and documents, checks files, manages own tokens
-//	staff    + uploads, edits and deletes documents
+//	staff    + uploads, edits and deletes documents, registers and
+//	           removes templates (teachers read them)
 //	admin    + triggers runs, sees restricted texts, lifts restrictions,
 //	           manages users, reads the audit log
 func (s *Server) register() {
@@ -55,6 +56,9 @@ func (s *Server) register() {
 	s.uploadPage("POST /check", teacher, s.checkSubmit)
 	s.page("GET /check/{key}", teacher, s.checkResult)
 	s.page("GET /check/{key}/compare/{other}", teacher, s.checkCompare)
+	s.page("GET /templates", teacher, s.templatesPage)
+	s.uploadPage("POST /templates", staff, s.addTemplate)
+	s.page("POST /templates/{id}/remove", staff, s.removeTemplate)
 	s.page("GET /runs", teacher, s.runsPage)
 	s.page("POST /runs", admin, s.runNow)
 	s.page("GET /account", teacher, s.accountPage)
@@ -80,6 +84,9 @@ func (s *Server) register() {
 	s.api("GET /api/v1/documents/{id}/report", teacher, s.apiReport)
 	s.api("GET /api/v1/documents/{id}/report/{other}", teacher, s.apiPairReport)
 	s.uploadAPI("POST /api/v1/check", teacher, s.apiCheck)
+	s.api("GET /api/v1/templates", teacher, s.apiListTemplates)
+	s.uploadAPI("POST /api/v1/templates", staff, s.apiCreateTemplate)
+	s.api("DELETE /api/v1/templates/{id}", staff, s.apiDeleteTemplate)
 	s.api("GET /api/v1/runs", teacher, s.apiListRuns)
 	s.api("POST /api/v1/runs", admin, s.apiTriggerRun)
 	s.api("GET /api/v1/audit", admin, s.apiAudit)

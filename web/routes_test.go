@@ -305,7 +305,8 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 		v    any
 	}{{"Document", store.Document{}}, {"SimilarRow", store.SimilarRow{}}, {"RunInfo", store.RunInfo{}},
 		{"Report", report.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", report.SourceReport{}},
-		{"NearDuplicate", engine.NearDuplicate{}}, {"RelatedDocument", engine.RelatedDoc{}}, {"RelatedList", relatedList{}}} {
+		{"NearDuplicate", engine.NearDuplicate{}}, {"RelatedDocument", engine.RelatedDoc{}}, {"RelatedList", relatedList{}},
+		{"Template", store.Template{}}, {"TemplateList", templateList{}}, {"TemplateCreate", templateCreate{}}, {"TemplateChange", templateChange{}}} {
 		name := c.name
 		props, _ := schemas[name].(map[string]any)["properties"].(map[string]any)
 		rt := reflect.TypeOf(c.v)
