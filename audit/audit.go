@@ -15,7 +15,7 @@ import (
 )
 
 // Actions are the stable codes of the log's action column, as the
-// triggers of migration 0006 write them.
+// triggers of migrations 0006 and 0008 write them.
 var Actions = []string{
 	"document.restricted",   // the restricted flag set (or a document created restricted)
 	"document.unrestricted", // the restricted flag cleared
@@ -32,10 +32,12 @@ var Actions = []string{
 	"user.deleted",
 	"token.created",
 	"token.revoked",
+	"template.registered", // text documents carry by design (plagd template, the Templates page)
+	"template.removed",
 }
 
 // TargetKinds are the values of the target_kind column.
-var TargetKinds = []string{"document", "user", "token"}
+var TargetKinds = []string{"document", "user", "token", "template"}
 
 // Actor is who makes a change: a signed-in user (UserID and Name, with the
 // request's IP), or the command line (Name "cli:<os user>", no UserID).

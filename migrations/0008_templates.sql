@@ -40,3 +40,24 @@ create trigger documents_log_kind after update on documents
     for each row
     when (old.kind is distinct from new.kind)
     execute function plagd_log_kind_change();
+
+-- The audit log (migration 0006) records who registered and removed
+-- templates, whatever the path (the web page, the API, plagd template).
+alter table audit_log drop constraint audit_log_target_kind_check,
+    add constraint audit_log_target_kind_check check (target_kind in ('document', 'user', 'token', 'template'));
+create function plagd_audit_templates() returns trigger language plpgsql as $$
+begin
+    if tg_op = 'INSERT' then
+        perform plagd_audit('template.registered', 'template', new.id, new.name,
+            jsonb_build_object('kind', new.kind, 'words', array_length(regexp_split_to_array(trim(new.body), '\s+'), 1)));
+    elsif old.deleted_at is null and new.deleted_at is not null then
+        perform plagd_audit('template.removed', 'template', new.id, new.name, jsonb_build_object('kind', new.kind));
+    end if;
+    return null;
+end $$;
+
+create trigger templates_audit_insert after insert on templates
+    for each row execute function plagd_audit_templates();
+create trigger templates_audit_update after update of deleted_at on templates
+    for each row when (old.deleted_at is distinct from new.deleted_at)
+    execute function plagd_audit_templates();

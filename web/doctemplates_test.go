@@ -2,11 +2,13 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,5 +247,21 @@ func TestTemplatesAPI(t *testing.T) {
 	a.api(staff, "DELETE", "/api/v1/templates/"+itoa(created.ID), "", nil).must(t, http.StatusNotFound, `"not_found"`)
 	if ts := a.listTemplates(); len(ts) != 0 {
 		t.Fatalf("after removing: %+v", ts)
+	}
+	var actions []string
+	rows, err := a.pool.Query(context.Background(), `select action || ' by ' || actor from audit_log where target_kind = 'template' and target_id = $1 order by id`, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		actions = append(actions, s)
+	}
+	rows.Close()
+	if !slices.Equal(actions, []string{"template.registered by staff", "template.removed by staff"}) {
+		t.Fatalf("audit log %q: want the registration and the removal by staff", actions)
 	}
 }

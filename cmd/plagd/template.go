@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/audit"
@@ -29,8 +30,8 @@ Registered for one kind of document (documents.kind, --kind) or for all, it is
 left out of those documents' text in the index: no similarity comes from it,
 and reports grey it as template text with the template's name.
 
-Registering or removing a template makes the next run index every document it
-applies to again (an incremental run; results stay exactly those of a full run).
+Registering or removing a template is recorded in the audit log (as made by
+"cli:<os user>") and makes the next run index every document it applies to again (an incremental run; results stay exactly those of a full run).
 Text that many documents share is also left out without registering it (common
 text, engine.df_cap); a template covers what is shared by fewer documents than
 that, or must never count.`,
@@ -59,8 +60,13 @@ func newTemplateAddCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			id, docs, err := store.AddTemplate(ctx, db, store.Template{Name: name, Kind: kind, Body: body, CreatedBy: audit.CLIActor().Name})
-			if err != nil {
+			var id int64
+			var docs int
+			actor := audit.CLIActor()
+			if _, err := audit.Run(ctx, db.Pool, actor, func(tx pgx.Tx) error {
+				id, docs, err = store.AddTemplate(ctx, tx, store.Template{Name: name, Kind: kind, Body: body, CreatedBy: actor.Name})
+				return err
+			}); err != nil {
 				return err
 			}
 			scope := "every document"
@@ -149,8 +155,11 @@ func newTemplateRemoveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			docs, err := store.RemoveTemplate(ctx, db, id)
-			if err != nil {
+			var docs int
+			if _, err := audit.Run(ctx, db.Pool, audit.CLIActor(), func(tx pgx.Tx) error {
+				docs, err = store.RemoveTemplate(ctx, tx, id)
+				return err
+			}); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "template %d removed; the next run indexes %d documents again\n", id, docs)

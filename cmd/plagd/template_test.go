@@ -78,4 +78,18 @@ func TestCLI_Template(t *testing.T) {
 	if out, code := plagd(t, url, "template", "remove", "1"); code != 0 || !strings.Contains(out, "indexes 2 documents again") {
 		t.Fatalf("template remove: exit %d: %s", code, out)
 	}
+	var logged []string
+	rows, err := pool.Query(t.Context(), `select action || ' ' || target_label || ' ' || actor from audit_log where target_kind = 'template' order by id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		logged = append(logged, s)
+	}
+	rows.Close()
+	if len(logged) != 2 || !strings.HasPrefix(logged[0], "template.registered Mills prompt cli:") || !strings.HasPrefix(logged[1], "template.removed Mills prompt cli:") {
+		t.Fatalf("audit log %q: want the registration and the removal, by the CLI's user", logged)
+	}
 }
