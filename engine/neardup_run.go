@@ -83,12 +83,15 @@ func (p *nearDupPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 	return rebuild, nil
 }
 
-// Worker hashes each text from the words the pass tokenised.
+// Worker hashes each text from the words the pass tokenised, weighed as
+// every other path weighs them (nearModel.IDF: a model built over an empty
+// archive weighs words alike, not by a table of nothing).
 func (p *nearDupPhase) Worker() func(*DocText) {
 	var fs []neardup.Feature
+	idf := p.m.IDF()
 	return func(t *DocText) {
 		fs = neardup.TermCounts(t.Words, fs[:0])
-		hash, W := neardup.Simhash(fs, &p.m.idf)
+		hash, W := neardup.Simhash(fs, idf)
 		p.mu.Lock()
 		p.u.rows = append(p.u.rows, simhashRow{id: t.ID, hash: hash, W: W})
 		p.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/internal/testtext"
 	"github.com/plagd/plagd/neardup"
 	"github.com/plagd/plagd/store"
 )
@@ -320,4 +321,23 @@ func TestNearDups_ModelRebuild(t *testing.T) {
 	if m.Docs != 20 || m.SampleDocs != 20 || len(m.Flip.Abs) == 0 || m.PairsSynth == 0 {
 		t.Fatalf("model: docs %d, sample %d, %d flip quantiles, %d synthetic pairs", m.Docs, m.SampleDocs, len(m.Flip.Abs), m.PairsSynth)
 	}
+}
+
+// TestNearDup_ModelOfAnEmptyArchive: a model built when the archive had no
+// text (every document deleted) weighs words alike; documents indexed under
+// it afterwards are hashed as the check (and the upload path) hash them.
+// The run's workers once weighed them by the empty table instead.
+func TestNearDup_ModelOfAnEmptyArchive(t *testing.T) {
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	id := insertDoc(t, pool, "gone", "a short text that will be deleted before the first run happens")
+	pgtest.Exec(t, pool, `update documents set deleted_at = now() where id = $1`, id)
+	mustRun(t, e, true)
+	// One document: not enough to rebuild the model (the archive has not
+	// doubled from max(0, 1)), so it is hashed under the empty one.
+	insertDoc(t, pool, "one", testtext.NewWordGen(enginetest.Seed(t)).Words("w", 40))
+	mustRun(t, e, false)
+	checkSimhashes(t, pool, cfg, "after the first documents under an empty model")
 }
