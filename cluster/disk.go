@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/plagd/plagd/invindex"
 )
@@ -37,7 +38,9 @@ type DiskState struct {
 	BaseKeys     int // Base.Keys() of the base file
 	Delta        invindex.Delta
 
-	over *overSet // the over-cap set of the state, when a capped run left one
+	// over is the over-cap set of the state, when a capped run left one
+	// or OverSet derived it (a cache: the state is otherwise immutable).
+	over atomic.Pointer[overSet]
 }
 
 // Postings is the number of live postings as NodeState.Postings computes it
@@ -58,8 +61,10 @@ func (ds *DiskState) deadPostings() int {
 func DiskStateOf(st *NodeState) *DiskState { return diskState(st) }
 
 func diskState(st *NodeState) *DiskState {
-	return &DiskState{Lo: st.Base.Lo(), Hi: st.Base.Hi(), BaseGen: st.BaseGen,
-		BasePostings: st.Base.Postings(), BaseKeys: st.Base.Keys(), Delta: st.Delta, over: st.over.Load()}
+	ds := &DiskState{Lo: st.Base.Lo(), Hi: st.Base.Hi(), BaseGen: st.BaseGen,
+		BasePostings: st.Base.Postings(), BaseKeys: st.Base.Keys(), Delta: st.Delta}
+	ds.over.Store(st.over.Load())
+	return ds
 }
 
 // rangeMem admits one range's base slice into the master's memory at a time
@@ -286,8 +291,8 @@ func (d *DiskMirror) loadLocked(ds *DiskState) (*NodeState, error) {
 		}
 	}
 	st, err := NewNodeState(base, ds.BaseGen, ds.Delta)
-	if err == nil && ds.over != nil {
-		st.over.Store(ds.over)
+	if err == nil {
+		st.over.Store(ds.over.Load())
 	}
 	return st, err
 }

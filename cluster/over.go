@@ -35,6 +35,31 @@ func (st *NodeState) Over(dfCap int) *invindex.KeySet {
 	return keys
 }
 
+// OverSet is the over-cap set for dfCap of n's committed state (nil for
+// dfCap <= 0). A master's copy on disk answers from the set its last
+// capped run left in memory; otherwise (or for another cap) the state is
+// read, its set derived, and kept with the disk state.
+func OverSet(n Node, dfCap int) *invindex.KeySet {
+	if dfCap <= 0 {
+		return nil
+	}
+	var ds *DiskState
+	if d, ok := n.(DiskStater); ok {
+		ds, _, _ = d.DiskState()
+	}
+	if ds != nil {
+		if o := ds.over.Load(); o != nil && o.cap == dfCap {
+			return o.keys
+		}
+	}
+	st, _ := n.Snapshot()
+	keys := st.Over(dfCap)
+	if ds != nil {
+		ds.over.Store(&overSet{cap: dfCap, keys: keys})
+	}
+	return keys
+}
+
 // deriveOver computes the over-cap set from scratch, ascending. A key over
 // the cap has more than dfCap postings in the base (dead ones included) or
 // postings in the delta; only those keys' live df is computed. It costs a

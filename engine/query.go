@@ -86,8 +86,10 @@ func (e *Engine) Query(ctx context.Context, chunks []uint32, checks []uint8, top
 // rejects the windows whose chunk is over engine.df_cap in the committed
 // index (template text, faculty boilerplate), so that passages agree with
 // the similarities, which do not count those chunks either. It returns nil
-// when there is no cap. Like Query, it loads the index if the engine holds
-// none. The predicate is safe for concurrent use.
+// when there is no cap. It asks each range for its over-cap set
+// (cluster.OverSet: in memory after a capped run, even with the master's
+// copy on disk). Like Query, it loads the index if the engine holds none.
+// The predicate is safe for concurrent use.
 func (e *Engine) Suppressor(ctx context.Context) (func(key uint64) bool, error) {
 	capDF := e.cfg.Engine.DFCap
 	if capDF <= 0 {
@@ -98,10 +100,10 @@ func (e *Engine) Suppressor(ctx context.Context) (func(key uint64) bool, error) 
 	}
 	nodes := e.cur().Nodes()
 	bounds := make([]uint64, len(nodes))
-	states := make([]*cluster.NodeState, len(nodes))
+	over := make([]*invindex.KeySet, len(nodes))
 	for i, n := range nodes {
 		bounds[i], _ = n.Range()
-		states[i], _ = n.Snapshot()
+		over[i] = cluster.OverSet(n, capDF)
 	}
 	return func(key uint64) bool {
 		chunk := invindex.KeyChunk(key)
@@ -109,7 +111,7 @@ func (e *Engine) Suppressor(ctx context.Context) (func(key uint64) bool, error) 
 		if !found {
 			i--
 		}
-		return i >= 0 && states[i].DF(chunk) > capDF
+		return i >= 0 && over[i].Has(chunk)
 	}, nil
 }
 
