@@ -107,8 +107,8 @@ func BenchmarkLocalNode_IncrementalBuild(b *testing.B) {
 }
 
 // BenchmarkLocalNode_Count: a node's Count of the 200 modified documents
-// of that run (base, tombstones and delta, or a compacted base), per
-// document.
+// of that run (base, tombstones and delta, or a compacted base), per batch
+// of 200.
 func BenchmarkLocalNode_Count(b *testing.B) {
 	for _, dfCap := range []int{0, 50} {
 		b.Run(fmt.Sprintf("dfcap=%d", dfCap), func(b *testing.B) {
@@ -119,7 +119,7 @@ func BenchmarkLocalNode_Count(b *testing.B) {
 				docs[i] = d.Doc
 			}
 			b.ResetTimer()
-			for i := 0; i < b.N; i += len(docs) {
+			for range b.N {
 				if _, err := n.Count(context.Background(), docs); err != nil {
 					b.Fatal(err)
 				}

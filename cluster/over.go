@@ -75,11 +75,22 @@ func (st *NodeState) deriveOver(dfCap int) []uint32 {
 func (st *NodeState) keepOver(cand []uint32, dfCap int) []uint32 {
 	out := cand[:0]
 	for _, k := range cand {
-		if st.DF(k) > dfCap {
+		if st.isOver(k, dfCap) {
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// isOver reports whether k's live df exceeds dfCap. Dead postings can only
+// lower the df, so a key whose postings, dead ones included, are at most
+// dfCap is settled without walking its list for tombstones.
+func (st *NodeState) isOver(k uint32, dfCap int) bool {
+	d := st.delta.DF(k)
+	if st.Base.DF(k)+d <= dfCap {
+		return false
+	}
+	return st.Base.DFSkip(k, st.tombs)+d > dfCap
 }
 
 // followOver sets st's over-cap set for dfCap from the previous state's
@@ -102,7 +113,7 @@ func (st *NodeState) followOver(prev *invindex.KeySet, added []invindex.DocChunk
 	cand = mergeKeys(slices.Compact(cand), prev.Keys())
 	var over, flips []uint32
 	for _, k := range cand {
-		isOver := st.DF(k) > dfCap
+		isOver := st.isOver(k, dfCap)
 		if isOver {
 			over = append(over, k)
 		}
