@@ -100,7 +100,7 @@ func TestMaster_DFCapCrossesWithDelta(t *testing.T) {
 			var grew, shrank, kept bool
 			lastOver := 0
 			for run := int64(1); run <= 40; run++ {
-				changes := templateChanges(rng, gen, live, &nextID)
+				changes := templateChanges(rng, gen, live, &nextID, run > 24)
 				full := run == 1 || rng.IntN(15) == 0
 				want := clustertest.Reference(live, base)
 				if run%7 == 0 {
@@ -136,16 +136,21 @@ func TestMaster_DFCapCrossesWithDelta(t *testing.T) {
 }
 
 // templateChanges makes one run's changes (1 to 5: new documents, edits,
-// deletions) and applies them to live.
-func templateChanges(rng *rand.Rand, gen *templateGen, live map[int64]string, nextID *int64) []clustertest.Change {
+// deletions; mostly deletions when shrink is set, so that template chunks
+// fall back under the cap) and applies them to live.
+func templateChanges(rng *rand.Rand, gen *templateGen, live map[int64]string, nextID *int64, shrink bool) []clustertest.Change {
+	adds, edits := 6, 8 // of ten: grow by 0.4 documents a change
+	if shrink {
+		adds, edits = 1, 4 // shrink by 0.5
+	}
 	var changes []clustertest.Change
 	for n := rng.IntN(5) + 1; n > 0; n-- {
 		ids := slices.Sorted(maps.Keys(live))
 		switch op := rng.IntN(10); {
-		case op < 4 || len(ids) < 6:
+		case op < adds || len(ids) < 6:
 			*nextID++
 			changes = append(changes, clustertest.Change{ID: *nextID, Text: gen.Text()})
-		case op < 7:
+		case op < edits:
 			changes = append(changes, clustertest.Change{ID: ids[rng.IntN(len(ids))], Text: gen.Text()})
 		default:
 			changes = append(changes, clustertest.Change{ID: ids[rng.IntN(len(ids))], Hard: true})
