@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/plagd/plagd/invindex"
 )
@@ -36,6 +37,10 @@ type DiskState struct {
 	BasePostings int // Base.Postings() of the base file
 	BaseKeys     int // Base.Keys() of the base file
 	Delta        invindex.Delta
+
+	// over is the over-cap set of the state, when a capped run left one
+	// or OverSet derived it (a cache: the state is otherwise immutable).
+	over atomic.Pointer[overSet]
 }
 
 // Postings is the number of live postings as NodeState.Postings computes it
@@ -56,8 +61,10 @@ func (ds *DiskState) deadPostings() int {
 func DiskStateOf(st *NodeState) *DiskState { return diskState(st) }
 
 func diskState(st *NodeState) *DiskState {
-	return &DiskState{Lo: st.Base.Lo(), Hi: st.Base.Hi(), BaseGen: st.BaseGen,
+	ds := &DiskState{Lo: st.Base.Lo(), Hi: st.Base.Hi(), BaseGen: st.BaseGen,
 		BasePostings: st.Base.Postings(), BaseKeys: st.Base.Keys(), Delta: st.Delta}
+	ds.over.Store(st.over.Load())
+	return ds
 }
 
 // rangeMem admits one range's base slice into the master's memory at a time
@@ -65,8 +72,7 @@ func diskState(st *NodeState) *DiskState {
 // of DiskMirrors: the master's peak is one range, not the archive.
 var rangeMem sync.Mutex
 
-// DiskMirror is the master's copy of one range kept on disk (df_cap = 0
-// only): the base slice is a file of BaseFiles, and the master holds in
+// DiskMirror is the master's copy of one range kept on disk: the base slice is a file of BaseFiles, and the master holds in
 // memory only the numbers of the base, the delta since it (tombstones and
 // the DocChunks delivered with index set) and the run in progress. It
 // follows every run as a LocalNode would, without building slices: Commit
@@ -77,7 +83,14 @@ var rangeMem sync.Mutex
 // under a temporary name, published by Commit, that is after PostgreSQL
 // committed the run. Build reports the statistics the node computes
 // (postings, with the node's own estimate of dead base postings; keys;
-// no flipped documents), so Mirrored compares them as with an in-memory copy.
+// flipped documents), so Mirrored compares them as with an in-memory copy.
+//
+// A run with a df cap needs the live df of the previous over-cap keys and
+// of the added documents' keys, and the postings on the keys that flipped
+// (NodeState.followOver): Build reads the base file for them (one range in
+// memory at a time, as a compaction does), advances the state as the node
+// does, and keeps only the numbers, the delta and the over-cap set; it
+// writes a base only when the delta compacts.
 // Like LocalNode it checks no call order: its runs come through a Staged.
 type DiskMirror struct {
 	files BaseFiles
@@ -138,9 +151,6 @@ func (d *DiskMirror) ResidentPostings() int {
 func (d *DiskMirror) Begin(_ context.Context, spec RunSpec, removed []invindex.DocID) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if spec.DFCap > 0 {
-		return fmt.Errorf("the master's disk copy serves df_cap = 0 only (df_cap %d needs the in-memory copy)", spec.DFCap)
-	}
 	if !spec.Full && d.gen != spec.Base {
 		return fmt.Errorf("%w: master's disk copy [%d,%d) has generation %d, run builds on %d", ErrStale, d.lo, d.hi, d.gen, spec.Base)
 	}
@@ -172,8 +182,8 @@ func (d *DiskMirror) Deliver(_ context.Context, docs []invindex.DocChunks, index
 	return nil
 }
 
-// Build implements Node: the bookkeeping of LocalNode.Build for df_cap = 0,
-// with a base slice in memory only for a full run or a compaction.
+// Build implements Node: the bookkeeping of LocalNode.Build, with a base
+// slice in memory only for a full run, a compaction or a df cap.
 func (d *DiskMirror) Build(context.Context) (BuildStats, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -191,6 +201,9 @@ func (d *DiskMirror) Build(context.Context) (BuildStats, error) {
 			Delta: invindex.Delta{Base: run.Run, BaseDocs: len(d.added)}}
 		d.added = nil
 		return d.stats(), nil
+	}
+	if run.DFCap > 0 {
+		return d.buildCapped(run, cur)
 	}
 	// NodeState.next without slices.
 	docs := make([]invindex.DocChunks, 0, len(cur.Delta.Docs)+len(d.added))
@@ -227,6 +240,29 @@ func (d *DiskMirror) Build(context.Context) (BuildStats, error) {
 	return d.stats(), nil
 }
 
+// buildCapped is Build for an incremental run with a df cap: the node's
+// NodeState.advance on the state read from the base file.
+func (d *DiskMirror) buildCapped(run *RunSpec, cur *DiskState) (BuildStats, error) {
+	rangeMem.Lock()
+	defer rangeMem.Unlock()
+	st, err := d.loadLocked(cur)
+	if err != nil {
+		return BuildStats{}, fmt.Errorf("master's disk copy: %w", err)
+	}
+	nx, flipped := st.advance(run.Run, d.removed, d.removedIDs, d.added, run.DFCap)
+	d.added = nil
+	if nx.BaseGen != cur.BaseGen {
+		if err := d.files.WriteBase(nx.Base, nx.BaseGen, false); err != nil {
+			return BuildStats{}, fmt.Errorf("master's disk copy: compact: %w", err)
+		}
+		d.staged = true
+	}
+	d.pending = diskState(nx)
+	s := d.stats()
+	s.Flipped = flipped
+	return s, nil
+}
+
 // stats is what the node's Build reports for the pending state: NodeState's
 // Postings (same estimate), base keys plus the delta's distinct keys.
 func (d *DiskMirror) stats() BuildStats {
@@ -254,7 +290,11 @@ func (d *DiskMirror) loadLocked(ds *DiskState) (*NodeState, error) {
 				ds.Lo, ds.Hi, ds.BaseGen, base.Lo(), base.Hi(), base.Postings(), ds.BasePostings)
 		}
 	}
-	return NewNodeState(base, ds.BaseGen, ds.Delta)
+	st, err := NewNodeState(base, ds.BaseGen, ds.Delta)
+	if err == nil {
+		st.over.Store(ds.over.Load())
+	}
+	return st, err
 }
 
 // WithState calls f with the committed state read from the base file (one

@@ -99,14 +99,17 @@ func stateBytes(t testing.TB, st *cluster.NodeState) []byte {
 // back from its files equals the in-memory copy byte for byte (base file,
 // delta), and the disk copy holds only its delta's postings. Aborted runs
 // leave no file; a re-split from the files equals the in-memory re-split.
+// All of it without and with a df cap (the disk copy then reads its base
+// file to find the flipped documents).
 func TestDiskMirror_SameAsMemory(t *testing.T) {
-	for _, ratio := range []int{8, 1 << 30, 1} {
-		t.Run(fmt.Sprintf("compact=%d", ratio), func(t *testing.T) {
+	for _, tc := range []struct{ dfCap, ratio int }{{0, 8}, {0, 1 << 30}, {0, 1}, {2, 8}, {2, 1 << 30}, {2, 1}} {
+		ratio := tc.ratio
+		t.Run(fmt.Sprintf("dfcap=%d/compact=%d", tc.dfCap, ratio), func(t *testing.T) {
 			defer cluster.SetCompactRatio(cluster.SetCompactRatio(ratio))
 			s := seed(t)
 			gen := &clustertest.TextGen{Rng: rand.New(rand.NewPCG(s, 11))}
 			rng := rand.New(rand.NewPCG(s, 12))
-			base := cluster.Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 1, TopK: 4, BatchSize: 4}
+			base := cluster.Plan{Params: invindex.Params{WindowWords: 3, ChunkBits: 20}, MinShared: 1, TopK: 4, BatchSize: 4, DFCap: tc.dfCap}
 			bounds := invindex.SplitRange(base.Params.SpaceSize(), 3)
 			files := &memFiles{files: map[string][]byte{}}
 			var mem, disk []*cluster.Mirrored
@@ -175,6 +178,9 @@ func TestDiskMirror_SameAsMemory(t *testing.T) {
 					if mgen != dgen || !bytes.Equal(stateBytes(t, mst), stateBytes(t, dst)) {
 						t.Fatalf("run %d node %d: disk copy (g%d, base g%d) differs from the in-memory copy (g%d, base g%d)",
 							run, i, dgen, dst.BaseGen, mgen, mst.BaseGen)
+					}
+					if got, want := cluster.OverSet(disk[i], tc.dfCap).Keys(), mst.Over(tc.dfCap).Keys(); !slices.Equal(got, want) {
+						t.Fatalf("run %d node %d: disk copy's over-cap set %v, in memory %v", run, i, got, want)
 					}
 					if !full && mst.BaseGen == run {
 						compactions++

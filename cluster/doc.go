@@ -19,6 +19,31 @@
 //  5. the master returns the rows to write; the daemon commits them in one
 //     PostgreSQL transaction, and only then are the nodes' new slices made current.
 //
+// # The df cap on a delta
+//
+// A node's committed index is a NodeState: a base slice, the tombstones of
+// documents whose base postings are dead, and the delta (documents indexed
+// since the base), merged into a new base only once the delta reaches
+// 1/compactRatio of it; so a run costs its change, not the archive. A df
+// cap (engine.df_cap) leaves out of counting the chunks whose live df, the
+// documents posting on the chunk ID in base minus tombstones plus delta,
+// exceeds it. Each state therefore carries its over-cap set (NodeState.Over:
+// the chunk keys over the cap), derived and never stored: a run hands the
+// new state its set, and a state read from files, installed, or counted
+// with another cap derives it once from its keys. Counting drops a
+// document's over-cap chunks, then counts base and delta uncapped.
+//
+// A run also reports the flipped documents: unchanged documents posting on
+// a key whose counted status changed, whose counts against other unchanged
+// documents changed although neither did; the master recounts them, so that
+// incremental equals full. The flip rule finds them without a scan of the
+// base: a key's df rises only where an added document posts, and falls to
+// the cap only on a key that was over it, so only the previous over-cap keys
+// and the added documents' keys have their live df computed, and only the
+// keys whose status changed are walked for their live, not-added posters.
+// A run costs its change plus the over-cap posting lists. The master's disk
+// copy (DiskMirror) does the same on the base read from its file.
+//
 // The master speaks to nodes only through cluster's interfaces, so that the
 // algorithm never changes with the topology and results are identical for
 // every K:

@@ -130,19 +130,9 @@ func (n *LocalNode) Build(ctx context.Context) (BuildStats, error) {
 			return BuildStats{}, ctx.Err()
 		}
 		n.pending, _ = NewNodeState(base, n.run.Run, invindex.Delta{Base: n.run.Run, BaseDocs: len(n.added)})
-	case n.run.DFCap > 0:
-		// A chunk's df spans base and delta; the cap needs it exact and the
-		// flipped documents need the old df, so capped runs keep no delta.
-		cur := n.committed
-		if len(cur.Delta.Docs) > 0 || len(cur.Delta.Tombs) > 0 {
-			cur = cur.compact(cur.BaseGen)
-		}
-		var base *invindex.Slice
-		base, flipped = cur.Base.Update(n.removed, n.added, n.run.DFCap)
-		docs := max(cur.Delta.BaseDocs-len(n.removedIDs)+len(n.added), 0)
-		n.pending, _ = NewNodeState(base, n.run.Run, invindex.Delta{Base: n.run.Run, BaseDocs: docs})
+		n.pending.Over(n.run.DFCap) // derived here, not by the first Count
 	default:
-		n.pending = n.committed.next(n.run.Run, n.removed, n.removedIDs, n.added)
+		n.pending, flipped = n.committed.advance(n.run.Run, n.removed, n.removedIDs, n.added, n.run.DFCap)
 	}
 	n.added = nil // the postings live in the pending state now
 	return BuildStats{
@@ -159,6 +149,7 @@ func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invin
 	run, pending, chunks, lo, hi := n.run, n.pending, n.chunks, n.lo, n.hi
 	n.mu.Unlock()
 	c := invindex.NewCounter(0)
+	var buf countScratch
 	out := make([][]invindex.Pair, len(docs))
 	for i, d := range docs {
 		if i%64 == 0 && ctx.Err() != nil {
@@ -168,8 +159,7 @@ func (n *LocalNode) Count(ctx context.Context, docs []invindex.DocID) ([][]invin
 		if !ok {
 			return nil, fmt.Errorf("count: document %d was not delivered to node [%d,%d)", d, lo, hi)
 		}
-		pending.Base.CountSkip(c, d, dc.Chunks, dc.Checks, run.DFCap, pending.tombs)
-		pending.delta.Count(c, d, dc.Chunks, dc.Checks, run.DFCap)
+		pending.countWith(c, d, dc.Chunks, dc.Checks, run.DFCap, &buf)
 		// min_shared applies to the sum over all nodes, so nothing is dropped here.
 		out[i] = c.Drain(nil, 1)
 	}

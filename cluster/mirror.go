@@ -40,7 +40,7 @@ import (
 //
 // The trade-off: with NewMirrored the master holds a copy of every slice in
 // memory and does the index merges (Build) itself, besides the nodes; the
-// nodes do chunking and counting. With NewDiskMirrored (df_cap = 0) the copy
+// nodes do chunking and counting. With NewDiskMirrored the copy
 // is a DiskMirror: base slices as files, only deltas in memory; the master
 // then reads a range's file for a reload, a compaction or a query fallback.
 //
@@ -69,8 +69,7 @@ func NewMirrored(remote Node, mirror *LocalNode, log zerolog.Logger) *Mirrored {
 	return &Mirrored{remote: remote, mirror: mirror, cp: mirror, log: log, reload: true}
 }
 
-// NewDiskMirrored pairs remote with a copy kept on disk (df_cap = 0 only; see
-// DiskMirror): the master holds no base slice in memory between runs. Every
+// NewDiskMirrored pairs remote with a copy kept on disk (see DiskMirror): the master holds no base slice in memory between runs. Every
 // use of the copy works as with NewMirrored, reading a range's base file
 // where the in-memory copy would read its slice: reloading the remote
 // (one range in memory at a time) and answering a query for a remote that
@@ -79,7 +78,8 @@ func NewMirrored(remote Node, mirror *LocalNode, log zerolog.Logger) *Mirrored {
 // Delta.BaseDocs: the master reproduces that estimate, exact as a check of
 // the node's arithmetic on the same delta and base count), keys (base keys
 // counted when the base file was written, plus the delta's) and flipped
-// documents (none without a cap).
+// documents (none without a cap; with one, from the base file as the node
+// finds them).
 func NewDiskMirrored(remote Node, disk *DiskMirror, log zerolog.Logger) *Mirrored {
 	return &Mirrored{remote: remote, disk: disk, cp: disk, log: log, reload: true}
 }

@@ -3,6 +3,8 @@ package cluster
 import (
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/plagd/plagd/invindex"
 )
@@ -25,6 +27,11 @@ type NodeState struct {
 
 	delta *invindex.Slice  // Delta.Docs as a slice, for counting
 	tombs *invindex.DocSet // Delta.Tombs as a set
+
+	// over is the over-cap set of the last df cap asked (see Over);
+	// overMu serialises its derivation.
+	over   atomic.Pointer[overSet]
+	overMu sync.Mutex
 }
 
 // NewNodeState derives the counting structures of a state.
@@ -90,6 +97,18 @@ func (st *NodeState) next(gen int64, removed *invindex.DocSet, removedIDs []invi
 		return nx.compact(gen)
 	}
 	return nx
+}
+
+// advance is next for a run with df cap dfCap: with a cap it also hands
+// the over-cap set on to the new state and returns the flipped documents
+// (followOver), whether the delta is kept or compacted.
+func (st *NodeState) advance(gen int64, removed *invindex.DocSet, removedIDs []invindex.DocID, added []invindex.DocChunks, dfCap int) (*NodeState, []invindex.DocID) {
+	prev := st.Over(dfCap)
+	nx := st.next(gen, removed, removedIDs, added)
+	if dfCap <= 0 {
+		return nx, nil
+	}
+	return nx, nx.followOver(prev, added, dfCap)
 }
 
 // compact merges the delta into a new base built in generation gen.

@@ -19,13 +19,17 @@ import (
 // generation that was committed when it was made.
 type CommonText struct {
 	cap    int
-	bounds []uint64 // first chunk ID of each node's range
-	states []*cluster.NodeState
+	bounds []uint64             // first chunk ID of each node's range
+	over   []*invindex.KeySet   // each range's over-cap chunks (cluster.OverSet)
+	states []*cluster.NodeState // each range's state when in memory, for exact counts; nil on disk
 }
 
 // CommonText returns the committed index's common text, or nil when the
 // last run counted every chunk (df_cap -1). Like Query, it loads the index
-// if the engine holds none.
+// if the engine holds none. Membership comes from each range's over-cap set,
+// which a master keeps in memory even when its copy of the index is on disk
+// (remote nodes); the number of documents is exact where the range's state
+// is in memory, and a lower bound (the cap + 1) where it is on disk.
 func (e *Engine) CommonText(ctx context.Context) (*CommonText, error) {
 	if err := e.loadIndex(ctx); err != nil {
 		return nil, err
@@ -35,10 +39,14 @@ func (e *Engine) CommonText(ctx context.Context) (*CommonText, error) {
 		return nil, err
 	}
 	nodes := e.cur().Nodes()
-	ct := &CommonText{cap: lim.dfCap, bounds: make([]uint64, len(nodes)), states: make([]*cluster.NodeState, len(nodes))}
+	ct := &CommonText{cap: lim.dfCap, bounds: make([]uint64, len(nodes)),
+		over: make([]*invindex.KeySet, len(nodes)), states: make([]*cluster.NodeState, len(nodes))}
 	for i, n := range nodes {
 		ct.bounds[i], _ = n.Range()
-		ct.states[i], _ = n.Snapshot()
+		ct.over[i] = cluster.OverSet(n, lim.dfCap)
+		if _, onDisk := n.(cluster.DiskStater); !onDisk {
+			ct.states[i], _ = n.Snapshot()
+		}
 	}
 	return ct, nil
 }
@@ -47,27 +55,35 @@ func (e *Engine) CommonText(ctx context.Context) (*CommonText, error) {
 func (c *CommonText) Cap() int { return c.cap }
 
 // DF is the number of live documents holding the chunk of key (a window
-// key, invindex.Tokenizer.WindowKeys) when it is common text, 0 otherwise.
-func (c *CommonText) DF(key uint64) int { return c.chunkDF(invindex.KeyChunk(key)) }
+// key, invindex.Tokenizer.WindowKeys) when it is common text, 0 otherwise;
+// exact is false when the count is only known to exceed the cap (Cap()+1 is
+// returned then).
+func (c *CommonText) DF(key uint64) (docs int, exact bool) { return c.chunkDF(invindex.KeyChunk(key)) }
 
 // chunkDF is DF of a chunk ID.
-func (c *CommonText) chunkDF(chunk uint32) int {
+func (c *CommonText) chunkDF(chunk uint32) (int, bool) {
 	i, found := slices.BinarySearch(c.bounds, uint64(chunk))
 	if !found {
 		i--
 	}
-	if i < 0 || c.states[i] == nil {
-		return 0
+	if i < 0 || !c.over[i].Has(chunk) {
+		return 0, true
 	}
-	if df := c.states[i].DF(chunk); df > c.cap {
-		return df
+	if c.states[i] == nil {
+		return c.cap + 1, false
 	}
-	return 0
+	return c.states[i].DF(chunk), true
 }
 
 // Suppress reports whether the window of key is common text: the predicate
 // of passage.Options.Suppress. A nil CommonText suppresses nothing.
-func (c *CommonText) Suppress(key uint64) bool { return c != nil && c.DF(key) > 0 }
+func (c *CommonText) Suppress(key uint64) bool {
+	if c == nil {
+		return false
+	}
+	df, _ := c.DF(key)
+	return df > 0
+}
 
 // Apply makes opt show c: Report.Common lists the document's common text,
 // and unless opt.CountCommon is set (the teacher's "count common text")
@@ -91,5 +107,5 @@ func (c *CommonText) uncommon(chunks []uint32, checks []uint8) ([]uint32, []uint
 	if c == nil {
 		return filterChunks(chunks, checks, func(uint32, uint8) bool { return false })
 	}
-	return filterChunks(chunks, checks, func(ch uint32, _ uint8) bool { return c.chunkDF(ch) > 0 })
+	return filterChunks(chunks, checks, func(ch uint32, _ uint8) bool { df, _ := c.chunkDF(ch); return df > 0 })
 }

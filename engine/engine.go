@@ -77,9 +77,8 @@ func NewEngine(cfg config.Config, pool *pgxpool.Pool, log zerolog.Logger) *Engin
 	e := &Engine{cfg: cfg, pool: pool, log: log, store: indexfiles.NewStore(cfg.DataDir),
 		extract: sandbox.New(cfg.SandboxConfig(), log)}
 	nodes := cluster.NewLocalNodes(cfg.Params(), k)
-	if len(cfg.Cluster.Nodes) > 0 && cfg.Engine.DFCap < 0 {
-		// With every chunk counted (df_cap -1) the master's copy of the index
-		// is on disk (cluster.DiskMirror); capped runs need it in memory.
+	if len(cfg.Cluster.Nodes) > 0 {
+		// The master's copy of the index is on disk (cluster.DiskMirror).
 		e.files = indexfiles.NewFiles(e.store, cfg.Params(), func() string { return e.instance })
 		for i, n := range nodes {
 			lo, hi := n.Range()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/invindex"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -225,4 +228,104 @@ func TestEngine_RestartLoadsIndex(t *testing.T) {
 		t.Fatalf("with another top_k: %s run (%s), want full", rep.Kind, rep.Reason)
 	}
 	checkAgainstReference(t, pool, cfgK, "after top_k change")
+}
+
+// TestEngine_DFCapKeepsDelta: with a df cap, incremental runs keep the
+// delta path (ratio 1: the delta is kept until it outgrows the base) or
+// compact at every run (ratio 2^30), on in-process nodes and on two remote
+// nodes whose master's copy is on disk; template paragraphs and a
+// boilerplate paragraph push their chunks across the cap and back. After
+// every run the table equals the reference; a restarted engine (the index
+// read from its files) goes on incrementally and exactly; a full run at the
+// end equals the incremental result.
+func TestEngine_DFCapKeepsDelta(t *testing.T) {
+	for _, tc := range []struct {
+		remote bool
+		ratio  int
+	}{{false, 1}, {false, 1 << 30}, {true, 1}, {true, 1 << 30}} {
+		t.Run(fmt.Sprintf("remote=%v/compact=%d", tc.remote, tc.ratio), func(t *testing.T) {
+			defer cluster.SetCompactRatio(cluster.SetCompactRatio(tc.ratio))
+			seed := enginetest.Seed(t)
+			url := pgtest.NewDB(t)
+			pool := pgtest.Pool(t, url)
+			cfg := enginetest.Config(t, url, 2)
+			if tc.remote {
+				cfg = clusterConfig(t, url, []string{startNodeServer(t, "127.0.0.1:0").addr, startNodeServer(t, "127.0.0.1:0").addr})
+			}
+			cfg.Engine.DFCap = 3
+			e := NewEngine(cfg, pool, enginetest.Logger(t))
+			defer func() { e.Close() }()
+			if tc.remote && e.files == nil {
+				t.Fatal("remote nodes with a df cap: the master's copy is not on disk")
+			}
+			m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed).WithTemplates(3, 0.5),
+				Rng: rand.New(rand.NewPCG(seed, 17))}
+			boiler := m.C.Words(30)
+			for range 12 {
+				m.Step()
+			}
+			mustRun(t, e, false)
+			checkAgainstReference(t, pool, cfg, "after the first run")
+			for run := range 14 {
+				for i := m.Rng.IntN(5); i >= 0; i-- {
+					m.Step()
+				}
+				if m.Rng.IntN(2) == 0 {
+					pgtest.Exec(t, pool, `insert into documents (external_id, text) values ($1, $2)`,
+						"tpl-"+strconv.Itoa(run), m.C.Text()+"\n"+boiler)
+				}
+				if id, ok := m.Pick("external_id like 'tpl-%' and deleted_at is null"); ok && m.Rng.IntN(3) == 0 {
+					pgtest.Exec(t, pool, `delete from documents where id = $1`, id)
+				}
+				if run == 7 { // a restarted master reads the index from its files
+					e.WaitSaved()
+					e.Close()
+					e = NewEngine(cfg, pool, enginetest.Logger(t))
+				}
+				if rep := mustRun(t, e, false); rep.Kind != "incremental" && rep.Kind != "none" {
+					t.Fatalf("run %d is %s (%s), want incremental", run, rep.Kind, rep.Reason)
+				}
+				checkAgainstReference(t, pool, cfg, "df cap with delta, run "+strconv.Itoa(run))
+			}
+			incr := enginetest.Stored(t, pool)
+			mustRun(t, e, true)
+			if d := enginetest.DiffRows(enginetest.Stored(t, pool), incr); d != "" {
+				t.Fatalf("full run differs from the incremental result:\n%s", d)
+			}
+			checkCommonBoiler(t, e, pool, cfg, boiler, tc.remote)
+		})
+	}
+}
+
+// checkCommonBoiler checks what CommonText says of a window of the
+// boilerplate paragraph: common exactly when more documents than the cap
+// hold it, with their number, exact in memory and a lower bound (cap+1)
+// when the master's copy is on disk.
+func checkCommonBoiler(t *testing.T, e *Engine, pool *pgxpool.Pool, cfg config.Config, boiler string, onDisk bool) {
+	t.Helper()
+	var holders int
+	if err := pool.QueryRow(context.Background(), `select count(*) from documents where deleted_at is null and strpos(text, $1) > 0`, boiler).Scan(&holders); err != nil {
+		t.Fatal(err)
+	}
+	ct, err := e.CommonText(context.Background())
+	if err != nil || ct == nil {
+		t.Fatalf("common text: %v, %v", ct, err)
+	}
+	tok := invindex.NewTokenizer(cfg.Params())
+	key := tok.WindowKeys(tok.Words(boiler, nil), nil)[5]
+	df, exact := ct.DF(key)
+	switch {
+	case holders <= ct.Cap():
+		if df != 0 || ct.Suppress(key) {
+			t.Fatalf("%d documents hold the boilerplate, cap %d: df %d, want it not common", holders, ct.Cap(), df)
+		}
+	case onDisk:
+		if df != ct.Cap()+1 || exact || !ct.Suppress(key) {
+			t.Fatalf("%d documents hold the boilerplate, copy on disk: df %d exact %v, want the bound %d", holders, df, exact, ct.Cap()+1)
+		}
+	default:
+		if df != holders || !exact || !ct.Suppress(key) {
+			t.Fatalf("%d documents hold the boilerplate: df %d exact %v", holders, df, exact)
+		}
+	}
 }

@@ -435,8 +435,8 @@ func TestCommonText_Auto(t *testing.T) {
 		if err != nil || ct == nil {
 			t.Fatalf("%s engine: common text %v, %v", name, ct, err)
 		}
-		if ct.Cap() != 10 || ct.DF(key) != 12 || !ct.Suppress(key) {
-			t.Fatalf("%s engine: cap %d, df %d of a shared window: want 10 and 12", name, ct.Cap(), ct.DF(key))
+		if df, exact := ct.DF(key); ct.Cap() != 10 || df != 12 || !exact || !ct.Suppress(key) {
+			t.Fatalf("%s engine: cap %d, df %d (exact %v) of a shared window: want 10 and exactly 12", name, ct.Cap(), df, exact)
 		}
 		var opt report.Options
 		ct.Apply(&opt)

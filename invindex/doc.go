@@ -33,6 +33,10 @@
 // the result is deterministic; it costs that document at most one shared
 // chunk. The df of a chunk, and with it the df cap (engine.df_cap),
 // counts every document posting on the chunk ID, whatever its fingerprint.
+// Count applies a cap on one slice's df; an index of several parts (a base
+// and a delta, package cluster) caps on their combined df instead: it keeps
+// the set of its chunks over the cap as a KeySet (Slice.KeysOver finds the
+// candidates) and counts a document without them (KeySet.Without).
 //
 // # Index shape
 //

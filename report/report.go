@@ -23,12 +23,13 @@ type Options struct {
 	// aligning again.
 	Exclusions passage.Exclusions
 	// Common tells the document frequency of a window key that is common
-	// text, 0 for others (engine.CommonText.DF); nil: nothing is common.
+	// text, 0 for others, and whether the count is exact rather than a
+	// lower bound (engine.CommonText.DF); nil: nothing is common.
 	// Report.Common lists where the document's common text lies; whether
 	// it seeds passages is Align.Suppress, and whether it counts in the
 	// figures Exclusions.Common (engine.CommonText.Apply sets all three,
 	// from CountCommon).
-	Common func(key uint64) int
+	Common func(key uint64) (docs int, exact bool)
 	// Template names the registered template holding a window key of the
 	// document, "" for none; nil: none applies. Report.Common lists its
 	// text too, which is left out as common text is.

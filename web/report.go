@@ -680,14 +680,23 @@ func plainSegment(common []passage.CommonRange, from int, excluded bool, exclusi
 		return segment{Class: "common", Title: fmt.Sprintf("Template text: %s: counted, as the filter asks", common[i].Template)}
 	case found && excluded:
 		return segment{Class: "excl common", Title: fmt.Sprintf(
-			"Common text, found in %s documents (a declaration, a prompt or a stock phrase): left out of the figures", thousands(common[i].Docs))}
+			"Common text, found in %s documents (a declaration, a prompt or a stock phrase): left out of the figures", docsText(common[i]))}
 	case found:
 		return segment{Class: "common", Title: fmt.Sprintf(
-			"Common text, found in %s documents: counted, as the filter asks", thousands(common[i].Docs))}
+			"Common text, found in %s documents: counted, as the filter asks", docsText(common[i]))}
 	case excluded:
 		return segment{Class: "excl", Title: "Left out of the figures: " + exclusions}
 	}
 	return segment{}
+}
+
+// docsText is how many documents hold a common range: "2,431", or "more
+// than 100" when only the bound is known.
+func docsText(r passage.CommonRange) string {
+	if r.AtLeast {
+		return "more than " + thousands(r.Docs-1)
+	}
+	return thousands(r.Docs)
 }
 
 // thousands writes n with comma thousands separators: 2431 → "2,431".
