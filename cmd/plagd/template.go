@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/audit"
@@ -63,7 +62,7 @@ func newTemplateAddCmd(g *globals) *cobra.Command {
 			var id int64
 			var docs int
 			actor := audit.CLIActor()
-			if _, err := audit.Run(ctx, db.Pool, actor, func(tx pgx.Tx) error {
+			if _, err := db.Audited(ctx, actor, func(tx store.Querier) error {
 				id, docs, err = store.AddTemplate(ctx, tx, store.Template{Name: name, Kind: kind, Body: body, CreatedBy: actor.Name})
 				return err
 			}); err != nil {
@@ -156,7 +155,7 @@ func newTemplateRemoveCmd(g *globals) *cobra.Command {
 			}
 			defer db.Close()
 			var docs int
-			if _, err := audit.Run(ctx, db.Pool, audit.CLIActor(), func(tx pgx.Tx) error {
+			if _, err := db.Audited(ctx, audit.CLIActor(), func(tx store.Querier) error {
 				docs, err = store.RemoveTemplate(ctx, tx, id)
 				return err
 			}); err != nil {
