@@ -18,7 +18,8 @@ type relatedKey struct{ doc, other int64 }
 // new pairs. A rebuild used to truncate the table and insert every row
 // again; an insert checks both foreign keys of the row (about three
 // quarters of its cost), an update of the cosine checks none. Rows naming
-// a document that left the index go as before.
+// a document that left the index go as before. A rebuild whose rows mostly
+// change rewrites the table (rewriteRelated).
 func (u *relatedUpdate) writeLists(ctx context.Context, tx pgx.Tx) error {
 	if len(u.drop) > 0 {
 		if _, err := tx.Exec(ctx, `delete from related where doc_id = any($1) or other_id = any($1)`, u.drop); err != nil {
@@ -43,6 +44,11 @@ func (u *relatedUpdate) writeLists(ctx context.Context, tx pgx.Tx) error {
 			ins = append(ins, relatedKeyed{k, r.cosine})
 		}
 	}
+	if u.all && 2*(len(upd)+len(ins)) > rowsIn(u.lists) {
+		// Most rows change (a new model moves nearly every cosine):
+		// rewriting the table is cheaper than updating in place.
+		return rewriteRelated(ctx, tx, u.lists)
+	}
 	if err := deleteRelatedRows(ctx, tx, stored); err != nil {
 		return err
 	}
@@ -50,6 +56,32 @@ func (u *relatedUpdate) writeLists(ctx context.Context, tx pgx.Tx) error {
 		return err
 	}
 	return insertRelatedRows(ctx, tx, ins)
+}
+
+// rowsIn is the number of rows of lists.
+func rowsIn(lists map[int64][]relatedRow) int {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	return n
+}
+
+// rewriteRelated empties the table and inserts every row of lists (a
+// rebuild's lists are every list). Measured on 20,100 realistic documents
+// after a second full run: updating the 201,000 moved cosines in place
+// cost more than emptying the table and inserting them again.
+func rewriteRelated(ctx context.Context, tx pgx.Tx, lists map[int64][]relatedRow) error {
+	if _, err := tx.Exec(ctx, `truncate related`); err != nil {
+		return fmt.Errorf("clear related lists: %w", err)
+	}
+	var all []relatedKeyed
+	for id, l := range lists {
+		for _, r := range l {
+			all = append(all, relatedKeyed{relatedKey{id, r.other}, r.cosine})
+		}
+	}
+	return insertRelatedRows(ctx, tx, all)
 }
 
 type relatedKeyed struct {
