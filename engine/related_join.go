@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime"
 
 	"golang.org/x/sync/errgroup"
 
@@ -55,6 +56,22 @@ func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]rel
 		return nil, err
 	}
 	return out, nil
+}
+
+// exactSelfHere is the exact self join of vecs on this process's cores,
+// each pair computed once (related.ExactSelf): the lists joinRelated gives
+// for Queries = Data = vecs, in half the postings. When ctx ends it stops
+// within about one task and returns ctx's error.
+func exactSelfHere(ctx context.Context, vecs []related.Vector, k int) (lists [][]related.Neighbor, err error) {
+	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
+	err = related.Catch(func() {
+		s := related.Prepare(nil, vecs, true, pool)
+		lists, _ = related.ExactSelf(s, related.NewIndex(s), k, pool)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return lists, nil
 }
 
 // relatedClients are the node processes of the current master (none with

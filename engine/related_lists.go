@@ -84,7 +84,12 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		}
 	}
 	u.stats.Queries = len(rd.indexed) + len(redo)
-	if err := e.exactLists(ctx, u, st, redo); err != nil {
+	if c.join != nil {
+		err = c.join.lists(ctx, u, st, redo, e.cfg.Related.K)
+	} else {
+		err = e.exactLists(ctx, u, st, redo)
+	}
+	if err != nil {
 		return err
 	}
 	if prev != nil && prev.lists != nil {
@@ -111,7 +116,53 @@ type listChange struct {
 	batch     []related.Vector
 	batchIdx  []int32 // batch[j] is st's vector batchIdx[j]
 	rest      []related.Vector
-	restIDs   []int64 // the documents of rest
+	restIDs   []int64      // the documents of rest
+	join      *archiveJoin // the archive interned and indexed, when joined here
+}
+
+// archiveJoin is the archive's vectors interned and indexed once for every
+// exact join of an incremental run on this process's cores (the batch's
+// own lists and the lists recomputed after it): each used to intern and
+// index the whole archive again.
+type archiveJoin struct {
+	s *related.Set
+	x *related.Index
+}
+
+func newArchiveJoin(ctx context.Context, st *relatedState) (*archiveJoin, error) {
+	a := &archiveJoin{}
+	err := related.Catch(func() {
+		a.s = related.Prepare(nil, st.vecs, true, related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))))
+		a.x = related.NewIndex(a.s)
+	})
+	return a, err
+}
+
+// above joins the documents ids (of st) with all of st: their lists, and
+// per document of st the ids whose cosine with it reaches floor
+// (related.ExactOf), as positions in ids.
+func (a *archiveJoin) above(ctx context.Context, st *relatedState, ids []int64, k int, floor []float32) (lists, above [][]related.Neighbor, err error) {
+	qs := make([]int32, len(ids))
+	for j, id := range ids {
+		qs[j] = int32(st.index(id))
+	}
+	err = related.Catch(func() {
+		lists, above, _ = related.ExactOf(a.s, a.x, k, qs, floor, related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))))
+	})
+	return lists, above, err
+}
+
+// lists recomputes the lists of ids (documents of st), as exactLists does.
+func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64, k int) error {
+	slices.Sort(ids)
+	lists, _, err := a.above(ctx, st, ids, k, nil)
+	if err != nil {
+		return err
+	}
+	for j, l := range lists {
+		u.lists[ids[j]] = rowsOf(st, l)
+	}
+	return nil
 }
 
 func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange {
@@ -160,7 +211,10 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 			floor[i] = l[len(l)-1].cosine
 		}
 	}
-	lists, above, err := e.batchAbove(ctx, st, rd.indexed, floor)
+	if c.join, err = newArchiveJoin(ctx, st); err != nil {
+		return nil, nil, err
+	}
+	lists, above, err := c.join.above(ctx, st, rd.indexed, k, floor)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -256,28 +310,6 @@ func sameList(l []related.Neighbor, stored []relatedRow, st *relatedState) bool 
 		}
 	}
 	return true
-}
-
-// batchAbove joins the documents ids (of st) with all of st in this
-// process: their lists, and per document of st the ids whose cosine with
-// it reaches floor (related.ExactAbove), as positions in ids.
-func (e *Engine) batchAbove(ctx context.Context, st *relatedState, ids []int64, floor []float32) (lists, above [][]related.Neighbor, err error) {
-	q := make([]related.Vector, len(ids))
-	same := make([]int32, len(ids))
-	for j, id := range ids {
-		i := st.index(id)
-		q[j], same[j] = st.vecs[i], int32(i)
-	}
-	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
-	err = related.Catch(func() {
-		s := related.Prepare(q, st.vecs, false, pool)
-		s.SameAs(same)
-		lists, above, _ = related.ExactAbove(s, related.NewIndex(s), e.cfg.Related.K, floor, pool)
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return lists, above, nil
 }
 
 // exactLists recomputes the lists of ids (documents of st) by an exact join

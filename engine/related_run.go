@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/related"
@@ -81,8 +80,27 @@ type relatedPhase struct {
 	u      *relatedUpdate
 	fresh  []relatedVector // vectors of the run's texts
 	stored []relatedVector // vectors of unchanged documents' texts (a rebuild)
-	mu     sync.Mutex
-	remote int64 // e.relatedRemote when the phase began
+	// A rebuild counts the model's document frequencies in the run's one
+	// text pass: the workers keep every document's terms (counted), and
+	// Finish builds the model from those of the sample, then the vectors.
+	rebuild *relatedRebuild
+	mu      sync.Mutex
+	remote  int64 // e.relatedRemote when the phase began
+}
+
+// relatedRebuild is a model rebuild under way: the documents whose terms
+// the model counts, and every document's terms, seen in the text pass.
+type relatedRebuild struct {
+	start  time.Time
+	sample map[int64]bool
+	terms  []relatedTerms
+}
+
+type relatedTerms struct {
+	id     int64
+	lang   related.Lang
+	stored bool
+	terms  []related.TermCount
 }
 
 func (p *relatedPhase) Name() string { return "related" }
@@ -102,13 +120,8 @@ func (p *relatedPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 	n := len(rd.indexed) + len(rd.others)
 	p.m = cur.Model
 	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) {
-		t := time.Now()
-		if p.m, err = p.e.buildRelatedModel(ctx, r.ID, rd, p.langs); err != nil {
-			return false, err
-		}
-		p.u.model, p.u.docs, p.u.all = p.m, n, true
-		p.e.log.Info().Int64("run", r.ID).Int("docs", n).Int("sample_docs", p.m.Docs).
-			Dur("took", time.Since(t)).Msg("related-documents model rebuilt; every document is revectored")
+		p.rebuild = &relatedRebuild{start: time.Now(), sample: p.e.relatedSample(r.ID, rd)}
+		p.u.docs, p.u.all = n, true
 	}
 	return p.u.all, nil
 }
@@ -119,6 +132,12 @@ func (p *relatedPhase) Worker() func(*DocText) {
 	a := related.Analyzer{Candidates: p.langs}
 	return func(t *DocText) {
 		l, terms := a.Analyze(t.Text)
+		if b := p.rebuild; b != nil {
+			p.mu.Lock()
+			b.terms = append(b.terms, relatedTerms{id: t.ID, lang: l, stored: t.Stored, terms: terms})
+			p.mu.Unlock()
+			return
+		}
 		v := relatedVector{id: t.ID, lang: l, v: docVector(p.m, terms)}
 		p.mu.Lock()
 		if t.Stored {
@@ -139,6 +158,9 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 			Int("lists_written", len(u.lists)).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
 			Msg("related documents updated")
 	}()
+	if p.rebuild != nil {
+		p.rebuildModel(r.ID)
+	}
 	u.vectors = p.fresh
 	if u.all {
 		u.vectors = append(u.vectors, p.stored...)
@@ -189,8 +211,14 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 	for i := range same {
 		same[i] = int32(i)
 	}
-	lists, err := e.joinRelated(ctx, cluster.RelatedJob{K: cfg.K, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
-		Data: st.vecs, Queries: st.vecs, Same: same})
+	var lists [][]related.Neighbor
+	var err error
+	if method == "exact" && len(e.relatedClients()) == 0 {
+		lists, err = exactSelfHere(ctx, st.vecs, cfg.K)
+	} else {
+		lists, err = e.joinRelated(ctx, cluster.RelatedJob{K: cfg.K, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
+			Data: st.vecs, Queries: st.vecs, Same: same})
+	}
 	if err != nil {
 		return err
 	}
@@ -208,48 +236,67 @@ func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {
 	return rows
 }
 
-// buildRelatedModel counts term document frequencies over a random sample
-// of the indexed documents (neardup.sample_docs of them), on all cores.
-func (e *Engine) buildRelatedModel(ctx context.Context, runID int64, rd runDocuments, langs []related.Lang) (*related.Model, error) {
+// relatedSample picks the documents whose terms the model counts: a random
+// sample of neardup.sample_docs (10,000) indexed documents, seeded by the
+// run.
+func (e *Engine) relatedSample(runID int64, rd runDocuments) map[int64]bool {
 	r := rand.New(rand.NewPCG(uint64(runID), 0x2545f4914f6cdd1d))
 	pickI, pickO := sample(r, rd.indexed, rd.others, e.cfg.NearDup.SampleDocs)
-	var mu sync.Mutex
-	df := termstat.NewDocFreq()
+	out := make(map[int64]bool, len(pickI)+len(pickO))
+	for _, id := range append(slices.Clone(pickI), pickO...) {
+		out[id] = true
+	}
+	return out
+}
+
+// rebuildModel builds the model from the sampled documents' terms counted
+// in the text pass and makes every document's vector under it, on all
+// cores. (The model used to be counted in a pass of its own over the
+// sample before the text pass: the same model, with the sample's texts
+// read and analysed twice; a fifth of a full run's related phase.)
+func (p *relatedPhase) rebuildModel(runID int64) {
+	b := p.rebuild
 	workers := runtime.GOMAXPROCS(0)
-	texts := make(chan idText, 4*workers)
-	var g errgroup.Group
-	for range workers {
-		g.Go(func() error {
+	df := termstat.NewDocFreq()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
 			local := termstat.NewDelta()
-			a := related.Analyzer{Candidates: langs}
-			for t := range texts {
-				_, terms := a.Analyze(t.text)
-				local.Add(terms)
+			for i := w; i < len(b.terms); i += workers {
+				if t := &b.terms[i]; b.sample[t.id] {
+					local.Add(t.terms)
+				}
 			}
 			mu.Lock()
 			df.Apply(local)
 			mu.Unlock()
-			return nil
 		})
 	}
-	send := func(t idText) error {
-		select {
-		case texts <- t:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+	wg.Wait()
+	p.m = related.NewModel(0, df, relatedMaxDFShare(df.Docs))
+	p.u.model = p.m
+	vs := make([]relatedVector, len(b.terms))
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(vs); i += workers {
+				t := &b.terms[i]
+				vs[i] = relatedVector{id: t.id, lang: t.lang, v: docVector(p.m, t.terms)}
+				t.terms = nil // the counts are no longer needed: free them as we go
+			}
+		})
+	}
+	wg.Wait()
+	for i, t := range b.terms {
+		if t.stored {
+			p.stored = append(p.stored, vs[i])
+		} else {
+			p.fresh = append(p.fresh, vs[i])
 		}
 	}
-	err := e.eachText(ctx, runID, pickI, true, send)
-	if err == nil {
-		err = e.eachText(ctx, runID, pickO, false, send)
-	}
-	close(texts)
-	g.Wait()
-	if err != nil {
-		return nil, err
-	}
-	return related.NewModel(0, df, relatedMaxDFShare(df.Docs)), nil
+	p.rebuild = nil
+	p.e.log.Info().Int64("run", runID).Int("docs", len(vs)).Int("sample_docs", p.m.Docs).
+		Dur("took", time.Since(b.start)).Msg("related-documents model rebuilt; every document is revectored")
 }
 
 // Write stores the update inside the run's commit transaction.
@@ -263,7 +310,7 @@ func (u *relatedUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error
 		if u.state != nil {
 			u.state.version = v
 		}
-		if _, err := tx.Exec(ctx, `truncate related_vectors, related`); err != nil {
+		if _, err := tx.Exec(ctx, `truncate related_vectors`); err != nil {
 			return fmt.Errorf("clear related documents: %w", err)
 		}
 	} else if u.state != nil {
@@ -290,39 +337,5 @@ func (u *relatedUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error
 			norm = excluded.norm, model = excluded.model, run_id = excluded.run_id`, u.version, runID); err != nil {
 		return fmt.Errorf("store related vectors: %w", err)
 	}
-	// Lists: the replaced ones go, with every row naming a removed document.
-	replaced := make([]int64, 0, len(u.lists))
-	for id := range u.lists {
-		replaced = append(replaced, id)
-	}
-	if !u.all {
-		if _, err := tx.Exec(ctx, `delete from related where doc_id = any($1) or doc_id = any($2) or other_id = any($2)`,
-			replaced, u.drop); err != nil {
-			return fmt.Errorf("delete replaced related lists: %w", err)
-		}
-	}
-	n := 0
-	for _, l := range u.lists {
-		n += len(l)
-	}
-	rows := make([][]any, 0, n)
-	for id, l := range u.lists {
-		for _, r := range l {
-			rows = append(rows, []any{id, r.other, r.cosine})
-		}
-	}
-	if _, err := tx.Exec(ctx, `create temp table related_stage (doc_id bigint, other_id bigint, cosine real) on commit drop`); err != nil {
-		return fmt.Errorf("stage related lists: %w", err)
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_stage"}, []string{"doc_id", "other_id", "cosine"}, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("stage related lists: %w", err)
-	}
-	// Documents hard-deleted during the run are skipped (their FK target is gone).
-	if _, err := tx.Exec(ctx, `
-		insert into related (doc_id, other_id, cosine)
-		select s.doc_id, s.other_id, s.cosine from related_stage s
-		join documents a on a.id = s.doc_id join documents b on b.id = s.other_id`); err != nil {
-		return fmt.Errorf("store related lists: %w", err)
-	}
-	return nil
+	return u.writeLists(ctx, tx)
 }

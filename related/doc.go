@@ -13,7 +13,11 @@
 // a Runner: a pool of goroutines here, node processes in a cluster later.
 // Exact (exact.go, an inverted-index cosine join) is the ground truth, and
 // PrefixJoin (prefix.go) is the prefix-filtering baseline in the spirit of
-// Vernica et al., the method the paper compares ZOLIP with.
+// Vernica et al., the method the paper compares ZOLIP with. ExactSelf
+// (exact_self.go) is Exact for a self join computing each pair once (half
+// the postings), and ExactOf joins some documents of a self join's Set, so
+// that an incremental run interns and indexes its archive once for all its
+// joins.
 //
 // Text analysis (analyze.go) turns words into terms: stop words removed per
 // language, stemmed where a stemmer exists (Snowball for English and six other

@@ -54,7 +54,7 @@ type ExactStats struct {
 // best first, only documents with a positive similarity. The queries are
 // split into tasks run by r.
 func Exact(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
-	top, _, st := exact(s, x, k, nil, r)
+	top, _, st := exact(s, x, k, nil, nil, r)
 	return top, st
 }
 
@@ -69,7 +69,25 @@ func ExactAbove(s *Set, x *Index, k int, floor []float32, r Runner) (top, above 
 	if len(floor) != len(s.d) {
 		panic("related: ExactAbove needs one floor per data document")
 	}
-	return exact(s, x, k, floor, r)
+	return exact(s, x, k, nil, floor, r)
+}
+
+// ExactOf is ExactAbove for some documents of a self join s: the queries
+// are the data documents qs (top[j] and the Doc of above's entries are
+// positions in qs), and floor may be nil (no above). One Set and Index of
+// the archive then serve every join of a run with a subset of it, instead
+// of interning and indexing the archive again for each.
+func ExactOf(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) (top, above [][]Neighbor, st ExactStats) {
+	if !s.Self {
+		panic("related: ExactOf needs a self join")
+	}
+	if floor != nil && len(floor) != len(s.d) {
+		panic("related: ExactOf needs one floor per data document")
+	}
+	if qs == nil {
+		qs = []int32{} // no queries, not all
+	}
+	return exact(s, x, k, qs, floor, r)
 }
 
 // aboveHit is one (data document, query) pair of ExactAbove.
@@ -78,9 +96,15 @@ type aboveHit struct {
 	sim  float32
 }
 
-func exact(s *Set, x *Index, k int, floor []float32, r Runner) ([][]Neighbor, [][]Neighbor, ExactStats) {
-	out := make([][]Neighbor, len(s.q))
-	cs := chunks(len(s.q), 16*max(1, len(s.q)/4096+1))
+// exact joins the queries qs of s (nil: all, in order) with its data
+// documents; out[j] and above's Doc are positions in qs.
+func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]Neighbor, [][]Neighbor, ExactStats) {
+	nq := len(s.q)
+	if qs != nil {
+		nq = len(qs)
+	}
+	out := make([][]Neighbor, nq)
+	cs := chunks(nq, 16*max(1, nq/4096+1))
 	posts := make([]int64, len(cs))
 	hits := make([][]aboveHit, len(cs))
 	r.Run(len(cs), func(c int) {
@@ -88,7 +112,11 @@ func exact(s *Set, x *Index, k int, floor []float32, r Runner) ([][]Neighbor, []
 		var touched []int32
 		var top topK
 		var n int64
-		for qi := cs[c][0]; qi < cs[c][1]; qi++ {
+		for j := cs[c][0]; j < cs[c][1]; j++ {
+			qi := j
+			if qs != nil {
+				qi = int(qs[j])
+			}
 			q := &s.q[qi]
 			touched = touched[:0]
 			for i, t := range q.t {
@@ -112,10 +140,10 @@ func exact(s *Set, x *Index, k int, floor []float32, r Runner) ([][]Neighbor, []
 				}
 				top.push(Neighbor{d, sim})
 				if floor != nil && sim >= floor[d] {
-					hits[c] = append(hits[c], aboveHit{d, int32(qi), sim})
+					hits[c] = append(hits[c], aboveHit{d, int32(j), sim})
 				}
 			}
-			out[qi] = top.sorted()
+			out[j] = top.sorted()
 		}
 		posts[c] = n
 	})

@@ -113,3 +113,69 @@ func TestExactAboveFindsEveryPairAboveTheFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestExactSelfEqualsExact: the symmetric self join gives Exact's lists
+// bit for bit (and the brute-force ones), reading half the postings.
+func TestExactSelfEqualsExact(t *testing.T) {
+	r := testseed.Rand(t)
+	for _, n := range []int{1, 2, 50, 400} {
+		d := randomVectors(r, n, 300, 20)
+		for _, k := range []int{1, 2, 5, 10} {
+			s := Prepare(nil, d, true, Pool(3))
+			x := NewIndex(s)
+			want, all := Exact(s, x, k, Pool(3))
+			got, half := ExactSelf(s, x, k, Pool(3))
+			for i := range want {
+				if !slices.Equal(got[i], want[i]) {
+					t.Fatalf("n=%d k=%d: document %d: %v, Exact gives %v", n, k, i, got[i], want[i])
+				}
+			}
+			sameLists(t, "brute", got, brute(nil, d, true, k, 0))
+			if n > 2 && 2*half.Postings > all.Postings {
+				t.Errorf("n=%d: %d postings read, Exact reads %d", n, half.Postings, all.Postings)
+			}
+		}
+	}
+}
+
+// TestExactOfIsASubsetOfExactAbove: joining some documents of a self join
+// gives their lists and above-floor hits of the join of all, bit for bit.
+func TestExactOfIsASubsetOfExactAbove(t *testing.T) {
+	r := testseed.Rand(t)
+	for _, n := range []int{1, 50, 400} {
+		d := randomVectors(r, n, 300, 20)
+		s := Prepare(nil, d, true, Pool(3))
+		x := NewIndex(s)
+		floor := make([]float32, n)
+		for i := range floor {
+			floor[i] = r.Float32() / 2
+		}
+		allTop, allAbove, _ := ExactAbove(s, x, 5, floor, Pool(3))
+		var qs []int32
+		for i := range n {
+			if r.IntN(3) == 0 {
+				qs = append(qs, int32(i))
+			}
+		}
+		top, above, _ := ExactOf(s, x, 5, qs, floor, Pool(2))
+		for j, q := range qs {
+			if !slices.Equal(top[j], allTop[q]) {
+				t.Fatalf("n=%d: document %d: %v, want %v", n, q, top[j], allTop[q])
+			}
+		}
+		for dd := range n {
+			var want []Neighbor
+			for _, h := range allAbove[dd] {
+				if j, ok := slices.BinarySearch(qs, h.Doc); ok {
+					want = append(want, Neighbor{Doc: int32(j), Sim: h.Sim})
+				}
+			}
+			if !slices.Equal(above[dd], want) {
+				t.Fatalf("n=%d: above %d: %v, want %v", n, dd, above[dd], want)
+			}
+		}
+		if top, _, _ := ExactOf(s, x, 5, qs, nil, Pool(2)); len(top) != len(qs) {
+			t.Fatalf("n=%d: %d lists for %d queries", n, len(top), len(qs))
+		}
+	}
+}
