@@ -119,11 +119,12 @@ func DocumentKinds(ctx context.Context, q Querier) ([]string, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
+// templateColumns are what scanTemplate reads.
+const templateColumns = `id, name, coalesce(kind, ''), body, coalesce(created_by, ''), created_at`
+
 // ListTemplates returns the registered templates, oldest first.
 func ListTemplates(ctx context.Context, q Querier) ([]Template, error) {
-	rows, err := q.Query(ctx, `
-		select id, name, coalesce(kind, ''), body, coalesce(created_by, ''), created_at
-		from templates where deleted_at is null order by id`)
+	rows, err := q.Query(ctx, `select `+templateColumns+` from templates where deleted_at is null order by id`)
 	if err != nil {
 		return nil, fmt.Errorf("list templates: %w", err)
 	}
@@ -135,9 +136,7 @@ func ListTemplates(ctx context.Context, q Querier) ([]Template, error) {
 // below it, exactly the templates whose change-log entries the run has
 // consumed (see migration 0008).
 func TemplatesAt(ctx context.Context, q Querier, xmin uint64) ([]Template, error) {
-	rows, err := q.Query(ctx, `
-		select id, name, coalesce(kind, ''), body, coalesce(created_by, ''), created_at
-		from templates
+	rows, err := q.Query(ctx, `select `+templateColumns+` from templates
 		where xid < $1::text::xid8 and (deleted_xid is null or deleted_xid >= $1::text::xid8)
 		order by id`, fmt.Sprint(xmin))
 	if err != nil {
