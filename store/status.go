@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -50,6 +51,24 @@ type Status struct {
 	OldestPending *time.Time  `json:"oldest_pending,omitempty"`
 	Documents     DocCounts   `json:"documents"`
 	Failed        []FailedDoc `json:"failed"`
+	// HeldBack is set when committed changes wait for a transaction that
+	// is still open somewhere on the server (HeldBack); nil otherwise.
+	HeldBack *HeldBack `json:"held_back,omitempty"`
+}
+
+// HeldBack says why committed changes are not yet taken by a run. A run
+// takes only the change-log entries older than every transaction still
+// open on the PostgreSQL server (all databases: the boundary is the
+// server's, pg_snapshot_xmin), so that no change committed out of order
+// is ever skipped. One long transaction anywhere therefore holds back
+// every change committed after it began, until it ends.
+type HeldBack struct {
+	Documents int       `json:"documents"` // distinct documents whose changes wait
+	PID       int       `json:"pid"`       // the oldest open transaction's backend
+	Database  string    `json:"database,omitempty"`
+	User      string    `json:"user,omitempty"`
+	State     string    `json:"state,omitempty"` // "idle in transaction", "active", ...
+	Since     time.Time `json:"since"`           // when that transaction began
 }
 
 // DocCounts splits the live documents by state: Total = Indexed + Failed +
@@ -99,7 +118,40 @@ func LoadStatus(ctx context.Context, db *DB, runs int, failed int) (Status, erro
 	if st.Failed, err = loadFailed(ctx, tx, failed); err != nil {
 		return st, err
 	}
+	if st.Pending > 0 {
+		if st.HeldBack, err = loadHeldBack(ctx, tx); err != nil {
+			return st, err
+		}
+	}
 	return st, nil
+}
+
+// loadHeldBack finds the committed changes a run would not take now and
+// the oldest open transaction that holds them back (nil when none waits).
+// Its database, user and state are what pg_stat_activity shows the
+// connected role; the pid always.
+func loadHeldBack(ctx context.Context, q Querier) (*HeldBack, error) {
+	var n int
+	if err := q.QueryRow(ctx, `select count(distinct doc_id) from plagd_changes
+		where `+changedEntry+` and xid >= pg_snapshot_xmin(pg_current_snapshot())`).Scan(&n); err != nil {
+		return nil, fmt.Errorf("status: read held-back changes: %w", err)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	h := &HeldBack{Documents: n}
+	var db, user, state *string
+	err := q.QueryRow(ctx, `select pid, datname, usename, state, xact_start from pg_stat_activity
+		where backend_xid is not null and pid <> pg_backend_pid()
+		order by age(backend_xid) desc, xact_start limit 1`).Scan(&h.PID, &db, &user, &state, &h.Since)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return h, nil // it ended between the two reads
+	}
+	if err != nil {
+		return nil, fmt.Errorf("status: find the oldest open transaction: %w", err)
+	}
+	h.Database, h.User, h.State = Deref(db), Deref(user), Deref(state)
+	return h, nil
 }
 
 // CountDocuments counts the archive's documents by state, pending as

@@ -21,6 +21,7 @@ type overviewData struct {
 	pageBase
 	Docs      store.DocCounts
 	Pending   int
+	HeldBack  *store.HeldBack // changes an open transaction holds back
 	Failed    []store.FailedDoc
 	Runs      []store.RunInfo
 	LastRun   *store.RunInfo
@@ -47,7 +48,8 @@ func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
 
 // runState fills what the overview and runs pages share.
 func (s *Server) runState(r *http.Request, title string, st store.Status) overviewData {
-	d := overviewData{pageBase: s.base(r, title), Docs: st.Documents, Pending: st.Pending, Failed: st.Failed, Runs: st.Runs}
+	d := overviewData{pageBase: s.base(r, title), Docs: st.Documents, Pending: st.Pending, HeldBack: st.HeldBack,
+		Failed: st.Failed, Runs: st.Runs}
 	if s.runner != nil {
 		d.HasDaemon, d.Running, d.NextRun = true, s.runner.Running(), s.runner.NextRun()
 	}

@@ -60,6 +60,23 @@ func newStatusCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// heldBackReason says which open transaction holds changes back and what
+// to do about it.
+func heldBackReason(h *store.HeldBack, now time.Time) string {
+	if h.PID == 0 {
+		return "a transaction that was open a moment ago; the next run takes them"
+	}
+	who := fmt.Sprintf("pid %d", h.PID)
+	if h.Database != "" || h.User != "" {
+		who += fmt.Sprintf(", database %s, user %s", h.Database, h.User)
+	}
+	if h.State != "" {
+		who += ", " + h.State
+	}
+	return fmt.Sprintf("runs take only changes older than every open transaction on the server, and one (%s) has been open since %s (%s ago); commit or end it (SELECT pg_terminate_backend(%d)) and the next run takes them",
+		who, formatTime(h.Since), roundAgo(now.Sub(h.Since)), h.PID)
+}
+
 // writeStatus prints st for people; now makes "ago" testable.
 func writeStatus(w io.Writer, st store.Status, now time.Time) {
 	d := st.Documents
@@ -76,6 +93,9 @@ func writeStatus(w io.Writer, st store.Status, now time.Time) {
 			fmt.Fprintf(w, ", oldest change %s (%s ago)", formatTime(*st.OldestPending), roundAgo(now.Sub(*st.OldestPending)))
 		}
 		fmt.Fprintln(w)
+		if h := st.HeldBack; h != nil {
+			fmt.Fprintf(w, "            %s held back: %s\n", plural(h.Documents, "document"), heldBackReason(h, now))
+		}
 	}
 
 	fmt.Fprintln(w)
