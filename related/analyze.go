@@ -7,6 +7,7 @@ package related
 // frequencies keyed by hash without a shared dictionary.
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -200,52 +201,214 @@ func Analyze(text string, candidates []Lang) (Lang, []TermCount) {
 	return l, Count(Terms(l, words, nil), nil)
 }
 
-// Analyzer is Analyze with a memory: it remembers the stem of every word it
-// has stemmed, per language. Words follow Zipf's law, so a few thousand
-// distinct words make up most of any text, and the Snowball stemmers
-// (which re-decode the word into runes at every suffix test) cost 70 % of
-// the analysis of an English archive without the cache. One per goroutine:
-// it is not safe for concurrent use.
+// Analyzer is Analyze with a memory: it remembers every distinct word it
+// has seen (Zipf's law: a few thousand make up most of any text) with, per
+// language, whether it is a stop word and the hash of its stem. A text is
+// then scanned once, its words lower-cased and hashed (FNV-1a) on the fly in
+// a reused buffer and looked up by hash; the language is detected from the
+// remembered stop-word bits and the terms read from the remembered stems.
+// The Snowball stemmers (which re-decode the word into runes at every suffix
+// test) cost 70 % of the analysis of an English archive without it. The
+// results are those of Analyze, bit for bit (a test compares them). One per
+// goroutine: it is not safe for concurrent use.
 type Analyzer struct {
-	Candidates []Lang // nil: AllLangs
-	stems      [numLangs]map[string]string
-	words      []string
-	terms      []string
+	Candidates []Lang           // nil: AllLangs
+	byHash     map[uint64]int32 // word hash → index in entries
+	collided   map[string]int32 // words whose hash another word took first
+	entries    []wordEntry
+	ids        []int32  // the words of the current text, as entries
+	hs         []uint64 // the term hashes of the current text
+	buf        []byte   // the current word, lower-cased
 }
 
-// maxStemCache bounds the remembered stems per language; past it the cache
-// starts over (an archive's vocabulary is rarely that large, and a cold
-// cache only costs time).
+// wordEntry is what the Analyzer remembers of one distinct lower-case word.
+type wordEntry struct {
+	word string
+	stop uint16 // bit l: a stop word of language l
+	done uint16 // bit l: term[l] and keep bit l are computed
+	keep uint16 // bit l: the word gives a term in language l
+	term [numLangs]uint64
+}
+
+// maxStemCache bounds the remembered words; past it the memory starts over
+// (an archive's vocabulary is rarely that large, and a cold memory only
+// costs time).
 const maxStemCache = 1 << 18
 
-// Analyze is the package's Analyze, with the stem cache.
+// Analyze is the package's Analyze, with the memory.
 func (a *Analyzer) Analyze(text string) (Lang, []TermCount) {
 	cands := a.Candidates
 	if cands == nil {
 		cands = AllLangs
 	}
-	a.words = Words(text, a.words[:0])
-	l := Detect(a.words, cands)
-	lg := languages[l]
-	cache := a.stems[l]
-	if cache == nil || len(cache) > maxStemCache {
-		cache = make(map[string]string)
-		a.stems[l] = cache
+	if a.byHash == nil || len(a.entries) > maxStemCache {
+		a.byHash = make(map[uint64]int32)
+		a.collided = nil
+		a.entries = a.entries[:0]
 	}
-	a.terms = a.terms[:0]
-	for _, w := range a.words {
-		s, ok := cache[w]
-		if !ok {
-			if lg.stop(w) {
-				s = ""
-			} else if s = lg.stem(w); utf8.RuneCountInString(s) <= 1 {
-				s = ""
+	a.ids = a.words(text, a.ids[:0])
+
+	// Detect, from the stop bits of the first detectSample words.
+	sample := a.ids[:min(len(a.ids), detectSample)]
+	var hits [numLangs]int
+	for _, id := range sample {
+		for m := a.entries[id].stop; m != 0; m &= m - 1 {
+			hits[bits.TrailingZeros16(m)]++
+		}
+	}
+	l, bestHits := LangNone, 0
+	for _, c := range cands {
+		if hits[c] > bestHits {
+			l, bestHits = c, hits[c]
+		}
+	}
+	if float64(bestHits) < minStopShare*float64(len(sample)) {
+		l = LangNone
+	}
+
+	// Terms.
+	lg, bit := languages[l], uint16(1)<<l
+	a.hs = a.hs[:0]
+	for _, id := range a.ids {
+		e := &a.entries[id]
+		if e.done&bit == 0 {
+			e.done |= bit
+			if !lg.stop(e.word) {
+				if s := lg.stem(e.word); utf8.RuneCountInString(s) > 1 {
+					e.keep |= bit
+					e.term[l] = TermHash(s)
+				}
 			}
-			cache[w] = s
 		}
-		if s != "" {
-			a.terms = append(a.terms, s)
+		if e.keep&bit != 0 {
+			a.hs = append(a.hs, e.term[l])
 		}
 	}
-	return l, Count(a.terms, nil)
+	return l, termstat.Count(a.hs, nil)
+}
+
+// words appends to ids the entries of the words of text, as Words finds and
+// lower-cases them: ASCII words are lower-cased and hashed byte by byte, a
+// word with any other rune goes through strings.ToLower as in Words.
+func (a *Analyzer) words(text string, ids []int32) []int32 {
+	const (
+		fnvOffset = 14695981039346656037
+		fnvPrime  = 1099511628211
+	)
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf && asciiWord[c] == 0 {
+			i++
+			continue
+		}
+		// A word starts at i. Scan ASCII letters and digits, lower-casing
+		// and hashing them.
+		start := i
+		buf := a.buf[:0]
+		h := uint64(fnvOffset)
+		digits := true
+		for i < len(text) {
+			c := text[i]
+			if c >= utf8.RuneSelf {
+				break
+			}
+			lc := asciiWord[c]
+			if lc == 0 {
+				break
+			}
+			if lc > '9' {
+				digits = false
+			}
+			buf = append(buf, lc)
+			h = (h ^ uint64(lc)) * fnvPrime
+			i++
+		}
+		if i < len(text) && text[i] >= utf8.RuneSelf {
+			// Not all ASCII: the general path, as Words.
+			end, dig := i, digits
+			for end < len(text) {
+				r, n := utf8.DecodeRuneInString(text[end:])
+				if r == utf8.RuneError || !(unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)) {
+					break
+				}
+				if !unicode.IsDigit(r) {
+					dig = false
+				}
+				end += n
+			}
+			if end == start {
+				// A separator rune: skip it.
+				_, n := utf8.DecodeRuneInString(text[i:])
+				i += n
+				continue
+			}
+			i = end
+			if dig || utf8.RuneCountInString(text[start:end]) <= 1 {
+				continue
+			}
+			w := strings.ToLower(text[start:end])
+			h = TermHash(w)
+			ids = append(ids, a.entry(h, w, nil))
+			a.buf = buf
+			continue
+		}
+		a.buf = buf
+		if digits || len(buf) <= 1 {
+			continue
+		}
+		ids = append(ids, a.entry(h, "", buf))
+	}
+	return ids
+}
+
+// asciiWord maps an ASCII letter or digit to its lower case and every other
+// byte to 0.
+var asciiWord = func() (t [utf8.RuneSelf]byte) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c)
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = byte(c)
+		t[c-'a'+'A'] = byte(c)
+	}
+	return t
+}()
+
+// entry returns the index of the entry of the word w (or, when w is empty,
+// b) whose hash is h, making it if new.
+func (a *Analyzer) entry(h uint64, w string, b []byte) int32 {
+	if id, ok := a.byHash[h]; ok {
+		if e := a.entries[id].word; w != "" && e == w || w == "" && e == string(b) {
+			return id
+		}
+		if w == "" {
+			w = string(b)
+		}
+		if id, ok := a.collided[w]; ok {
+			return id
+		}
+		if a.collided == nil {
+			a.collided = make(map[string]int32)
+		}
+		id := a.newEntry(w)
+		a.collided[w] = id
+		return id
+	}
+	if w == "" {
+		w = string(b)
+	}
+	id := a.newEntry(w)
+	a.byHash[h] = id
+	return id
+}
+
+func (a *Analyzer) newEntry(w string) int32 {
+	e := wordEntry{word: w}
+	for l := range numLangs {
+		if languages[l].stop(w) {
+			e.stop |= 1 << l
+		}
+	}
+	a.entries = append(a.entries, e)
+	return int32(len(a.entries) - 1)
 }
