@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"slices"
 	"sync"
 	"testing"
 
@@ -44,6 +45,21 @@ func BenchmarkSimhashRealistic(b *testing.B) {
 	for b.Loop() {
 		for _, fs := range fss {
 			Simhash(fs, UniformIDF)
+		}
+	}
+}
+
+// TestTermCountsBuf: with its buffer reused from text to text, TermCountsBuf
+// gives TermCounts' features, and Simhash the same bits.
+func TestTermCountsBuf(t *testing.T) {
+	ws, _ := realisticWords()
+	var hs []uint64
+	var fs []Feature
+	for i, w := range ws[:50] {
+		want := TermCounts(w, nil)
+		fs = TermCountsBuf(w, &hs, fs[:0])
+		if !slices.Equal(fs, want) {
+			t.Fatalf("text %d: TermCountsBuf differs", i)
 		}
 	}
 }

@@ -7,7 +7,9 @@ package related
 // frequencies keyed by hash without a shared dictionary.
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -212,18 +214,31 @@ func Analyze(text string, candidates []Lang) (Lang, []TermCount) {
 // results are those of Analyze, bit for bit (a test compares them). One per
 // goroutine: it is not safe for concurrent use.
 type Analyzer struct {
-	Candidates []Lang           // nil: AllLangs
-	byHash     map[uint64]int32 // word hash → index in entries
-	collided   map[string]int32 // words whose hash another word took first
+	Candidates []Lang // nil: AllLangs
+	slots      []slot // open addressing by word hash, power of two, at most half full
 	entries    []wordEntry
-	ids        []int32  // the words of the current text, as entries
-	hs         []uint64 // the term hashes of the current text
-	buf        []byte   // the current word, lower-cased
+	ids        []int32 // the words of the current text, as entries
+	distinct   []int32 // the distinct words of the current text
+	stamp      uint32  // the current text's number
+	buf        []byte  // the current word, lower-cased
+}
+
+// slot is a distinct word's place in the Analyzer's table: what the scan of
+// a text touches for each word, in one cache line (a word of up to 16 bytes
+// is compared in place; a longer one with its entry's word).
+type slot struct {
+	h            uint64 // FNV-1a 64 of the lower-case word
+	id           uint32 // index in entries + 1; 0: empty
+	stamp, count uint32 // the last text the word was counted in, and how often
+	n            uint16 // the word's length, if at most 16 bytes
+	stop         uint16 // bit l: a stop word of language l
+	w            [16]byte
 }
 
 // wordEntry is what the Analyzer remembers of one distinct lower-case word.
 type wordEntry struct {
 	word string
+	slot uint32 // its slot
 	stop uint16 // bit l: a stop word of language l
 	done uint16 // bit l: term[l] and keep bit l are computed
 	keep uint16 // bit l: the word gives a term in language l
@@ -241,18 +256,19 @@ func (a *Analyzer) Analyze(text string) (Lang, []TermCount) {
 	if cands == nil {
 		cands = AllLangs
 	}
-	if a.byHash == nil || len(a.entries) > maxStemCache {
-		a.byHash = make(map[uint64]int32)
-		a.collided = nil
+	if a.slots == nil || len(a.entries) > maxStemCache {
+		a.slots = make([]slot, 1<<12)
 		a.entries = a.entries[:0]
 	}
+	a.stamp++
+	a.distinct = a.distinct[:0]
 	a.ids = a.words(text, a.ids[:0])
 
 	// Detect, from the stop bits of the first detectSample words.
 	sample := a.ids[:min(len(a.ids), detectSample)]
 	var hits [numLangs]int
 	for _, id := range sample {
-		for m := a.entries[id].stop; m != 0; m &= m - 1 {
+		for m := a.slots[a.entries[id].slot].stop; m != 0; m &= m - 1 {
 			hits[bits.TrailingZeros16(m)]++
 		}
 	}
@@ -266,10 +282,11 @@ func (a *Analyzer) Analyze(text string) (Lang, []TermCount) {
 		l = LangNone
 	}
 
-	// Terms.
+	// Terms: the distinct words were counted as they were found (lookup),
+	// their terms merge after sorting by term (words with the same stem).
 	lg, bit := languages[l], uint16(1)<<l
-	a.hs = a.hs[:0]
-	for _, id := range a.ids {
+	tc := make([]TermCount, 0, len(a.distinct))
+	for _, id := range a.distinct {
 		e := &a.entries[id]
 		if e.done&bit == 0 {
 			e.done |= bit
@@ -281,10 +298,19 @@ func (a *Analyzer) Analyze(text string) (Lang, []TermCount) {
 			}
 		}
 		if e.keep&bit != 0 {
-			a.hs = append(a.hs, e.term[l])
+			tc = append(tc, TermCount{Term: e.term[l], Count: a.slots[e.slot].count})
 		}
 	}
-	return l, termstat.Count(a.hs, nil)
+	slices.SortFunc(tc, func(x, y TermCount) int { return cmp.Compare(x.Term, y.Term) })
+	out := tc[:0]
+	for _, t := range tc {
+		if n := len(out); n > 0 && out[n-1].Term == t.Term {
+			out[n-1].Count += t.Count
+			continue
+		}
+		out = append(out, t)
+	}
+	return l, out
 }
 
 // words appends to ids the entries of the words of text, as Words finds and
@@ -346,17 +372,16 @@ func (a *Analyzer) words(text string, ids []int32) []int32 {
 			if dig || utf8.RuneCountInString(text[start:end]) <= 1 {
 				continue
 			}
-			w := strings.ToLower(text[start:end])
-			h = TermHash(w)
-			ids = append(ids, a.entry(h, w, nil))
+			buf = append(buf[:0], strings.ToLower(text[start:end])...)
 			a.buf = buf
+			ids = append(ids, a.lookup(TermHash(string(buf)), buf))
 			continue
 		}
 		a.buf = buf
 		if digits || len(buf) <= 1 {
 			continue
 		}
-		ids = append(ids, a.entry(h, "", buf))
+		ids = append(ids, a.lookup(h, buf))
 	}
 	return ids
 }
@@ -374,41 +399,77 @@ var asciiWord = func() (t [utf8.RuneSelf]byte) {
 	return t
 }()
 
-// entry returns the index of the entry of the word w (or, when w is empty,
-// b) whose hash is h, making it if new.
-func (a *Analyzer) entry(h uint64, w string, b []byte) int32 {
-	if id, ok := a.byHash[h]; ok {
-		if e := a.entries[id].word; w != "" && e == w || w == "" && e == string(b) {
-			return id
+// lookup returns the entry of the lower-case word b whose hash is h,
+// making it if new, and counts it in the current text (the first time,
+// adding it to distinct).
+func (a *Analyzer) lookup(h uint64, b []byte) int32 {
+	mask := uint64(len(a.slots) - 1)
+	for i := slotOf(h, mask); ; i = (i + 1) & mask {
+		s := &a.slots[i]
+		if s.id == 0 {
+			return a.insert(i, h, b)
 		}
-		if w == "" {
-			w = string(b)
+		if s.h != h {
+			continue
 		}
-		if id, ok := a.collided[w]; ok {
-			return id
+		if len(b) <= len(s.w) {
+			if int(s.n) != len(b) || string(s.w[:len(b)]) != string(b) {
+				continue
+			}
+		} else if a.entries[s.id-1].word != string(b) {
+			continue
 		}
-		if a.collided == nil {
-			a.collided = make(map[string]int32)
+		id := int32(s.id - 1)
+		if s.stamp != a.stamp {
+			s.stamp, s.count = a.stamp, 0
+			a.distinct = append(a.distinct, id)
 		}
-		id := a.newEntry(w)
-		a.collided[w] = id
+		s.count++
 		return id
 	}
-	if w == "" {
-		w = string(b)
+}
+
+func slotOf(h, mask uint64) uint64 { return (h * 0x9e3779b97f4a7c15 >> 32) & mask }
+
+func (a *Analyzer) insert(i uint64, h uint64, b []byte) int32 {
+	w := string(b)
+	e := wordEntry{word: w}
+	var stop uint16
+	for l := range numLangs {
+		if languages[l].stop(w) {
+			stop |= 1 << l
+		}
 	}
-	id := a.newEntry(w)
-	a.byHash[h] = id
+	id := int32(len(a.entries))
+	e.slot = uint32(i)
+	a.entries = append(a.entries, e)
+	a.distinct = append(a.distinct, id)
+	s := slot{h: h, id: uint32(id) + 1, stamp: a.stamp, count: 1, stop: stop}
+	if len(b) <= len(s.w) {
+		s.n = uint16(len(b))
+		copy(s.w[:], b)
+	}
+	a.slots[i] = s
+	if 2*len(a.entries) > len(a.slots) {
+		a.grow()
+	}
 	return id
 }
 
-func (a *Analyzer) newEntry(w string) int32 {
-	e := wordEntry{word: w}
-	for l := range numLangs {
-		if languages[l].stop(w) {
-			e.stop |= 1 << l
+// grow doubles the table; the entries learn their new slots.
+func (a *Analyzer) grow() {
+	old := a.slots
+	a.slots = make([]slot, 2*len(old))
+	mask := uint64(len(a.slots) - 1)
+	for _, s := range old {
+		if s.id == 0 {
+			continue
 		}
+		i := slotOf(s.h, mask)
+		for a.slots[i].id != 0 {
+			i = (i + 1) & mask
+		}
+		a.slots[i] = s
+		a.entries[s.id-1].slot = uint32(i)
 	}
-	a.entries = append(a.entries, e)
-	return int32(len(a.entries) - 1)
 }

@@ -67,9 +67,10 @@ func TestAnalyzerRandom(t *testing.T) {
 }
 
 func wordsOf(a *Analyzer, text string) []string {
-	if a.byHash == nil {
-		a.byHash = make(map[uint64]int32)
+	if a.slots == nil {
+		a.slots = make([]slot, 1<<12)
 	}
+	a.stamp++
 	var ws []string
 	for _, id := range a.words(text, nil) {
 		ws = append(ws, a.entries[id].word)

@@ -1,6 +1,8 @@
 package routing
 
 import (
+	"bytes"
+	"slices"
 	"sync"
 	"testing"
 
@@ -36,6 +38,35 @@ func BenchmarkNormalizeRealistic(b *testing.B) {
 	for b.Loop() {
 		for _, t := range texts {
 			Normalize([]byte(t))
+		}
+	}
+}
+
+// TestExtractorEqualsFeatures: one Extractor over the realistic texts and
+// some edge cases (its buffers carried from text to text) gives Features'
+// features and a fresh Normalize's text.
+func TestExtractorEqualsFeatures(t *testing.T) {
+	texts, _ := realisticTexts()
+	texts = append([]string{"", "  A\tB  ", "\xffÉtÉ\u2028x", "short"}, texts[:40]...)
+	var x Extractor
+	for i, s := range texts {
+		want := Features([]byte(s), DefaultParams)
+		if got := x.FeaturesString(s, DefaultParams); !slices.Equal(got, want) {
+			t.Fatalf("text %d: Extractor gives %d features, Features %d", i, len(got), len(want))
+		}
+		if got, want := NormalizeAppend([]byte("prefix "), []byte(s)), append([]byte("prefix "), Normalize([]byte(s))...); !bytes.Equal(got, want) {
+			t.Fatalf("text %d: NormalizeAppend differs", i)
+		}
+	}
+}
+
+func BenchmarkExtractorRealistic(b *testing.B) {
+	texts, n := realisticTexts()
+	b.SetBytes(n)
+	var x Extractor
+	for b.Loop() {
+		for _, t := range texts {
+			x.FeaturesString(t, DefaultParams)
 		}
 	}
 }
