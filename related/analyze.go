@@ -239,7 +239,6 @@ type slot struct {
 type wordEntry struct {
 	word string
 	slot uint32 // its slot
-	stop uint16 // bit l: a stop word of language l
 	done uint16 // bit l: term[l] and keep bit l are computed
 	keep uint16 // bit l: the word gives a term in language l
 	term [numLangs]uint64
