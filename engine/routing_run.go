@@ -55,8 +55,9 @@ func (p *routingPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 // Worker computes each text's features (content-defined chunks of its
 // normalised bytes, fingerprinted).
 func (p *routingPhase) Worker() func(*DocText) {
+	var x routing.Extractor
 	return func(t *DocText) {
-		row := routingRow{id: t.ID, features: routing.Features([]byte(t.Text), routing.DefaultParams)}
+		row := routingRow{id: t.ID, features: x.FeaturesString(t.Text, routing.DefaultParams)}
 		p.mu.Lock()
 		p.u.rows = append(p.u.rows, row)
 		p.mu.Unlock()

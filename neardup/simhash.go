@@ -6,6 +6,7 @@ package neardup
 
 import (
 	"math"
+	"slices"
 
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/termstat"
@@ -27,11 +28,19 @@ type Weights [Bits]float64
 // with their counts. Sorting makes Simhash's floating-point sums independent
 // of word order, so equal documents get bit-identical weights.
 func TermCounts(words []invindex.Word, dst []Feature) []Feature {
-	hs := make([]uint64, len(words))
+	var hs []uint64
+	return TermCountsBuf(words, &hs, dst)
+}
+
+// TermCountsBuf is TermCounts with the caller's buffer for the word hashes,
+// reused from document to document.
+func TermCountsBuf(words []invindex.Word, hs *[]uint64, dst []Feature) []Feature {
+	h := slices.Grow((*hs)[:0], len(words))[:len(words)]
 	for i, w := range words {
-		hs[i] = w.Hash
+		h[i] = w.Hash
 	}
-	return termstat.Count(hs, dst)
+	*hs = h
+	return termstat.Count(h, dst)
 }
 
 // IDF gives the inverse document frequency of a feature. The caller owns the

@@ -29,8 +29,11 @@ var DefaultParams = Params{Chunk: DefaultChunkParams, Q: Q}
 // space, trimming both ends, so that re-wrapping, re-indenting or
 // re-capitalising a document does not change its chunks or features. Invalid
 // UTF-8 bytes are kept as they are.
-func Normalize(text []byte) []byte {
-	out := make([]byte, 0, len(text))
+func Normalize(text []byte) []byte { return NormalizeAppend(make([]byte, 0, len(text)), text) }
+
+// NormalizeAppend appends Normalize(text) to out.
+func NormalizeAppend(out, text []byte) []byte {
+	base := len(out)
 	space := false
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf { // ASCII fast path
@@ -42,7 +45,7 @@ func Normalize(text []byte) []byte {
 			case 'A' <= c && c <= 'Z':
 				c += 'a' - 'A'
 			}
-			if space && len(out) > 0 {
+			if space && len(out) > base {
 				out = append(out, ' ')
 			}
 			space = false
@@ -51,7 +54,7 @@ func Normalize(text []byte) []byte {
 		}
 		r, n := utf8.DecodeRune(text[i:])
 		if r == utf8.RuneError && n == 1 {
-			if space && len(out) > 0 {
+			if space && len(out) > base {
 				out = append(out, ' ')
 			}
 			space = false
@@ -64,7 +67,7 @@ func Normalize(text []byte) []byte {
 			space = true
 			continue
 		}
-		if space && len(out) > 0 {
+		if space && len(out) > base {
 			out = append(out, ' ')
 		}
 		space = false
@@ -96,11 +99,31 @@ func Fingerprint(chunk []byte, q int) uint64 {
 // is the sorted set the rest of the package works on (Route, Jaccard, the
 // indexes); empty text has no features. It panics on invalid parameters.
 func Features(text []byte, p Params) []uint64 {
+	var x Extractor
+	return x.Features(text, p)
+}
+
+// Extractor is Features with buffers reused from document to document
+// (the normalised text, the chunk ends). One per goroutine.
+type Extractor struct {
+	text, norm []byte
+	ends       []int
+}
+
+// FeaturesString is Features of a string, without a copy of it per call.
+func (x *Extractor) FeaturesString(text string, p Params) []uint64 {
+	x.text = append(x.text[:0], text...)
+	return x.Features(x.text, p)
+}
+
+// Features is the package's Features, with the extractor's buffers.
+func (x *Extractor) Features(text []byte, p Params) []uint64 {
 	if p.Q < 1 {
 		panic("routing: Params.Q < 1")
 	}
-	norm := Normalize(text)
-	ends := Chunks(norm, p.Chunk, nil)
+	x.norm = NormalizeAppend(x.norm[:0], text)
+	x.ends = Chunks(x.norm, p.Chunk, x.ends[:0])
+	norm, ends := x.norm, x.ends
 	fs := make([]uint64, 0, len(ends))
 	start := 0
 	for _, e := range ends {

@@ -1,0 +1,65 @@
+package related
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/plagd/plagd/internal/synth"
+)
+
+// realisticTexts are 200 documents of the realistic synthetic archive, the
+// corpus the text pass benchmarks of every package use.
+var realisticTexts = sync.OnceValue(func() []string {
+	g := synth.New(synth.Realistic())
+	texts := make([]string, 200)
+	for i := range texts {
+		texts[i] = g.Doc(i).Text
+	}
+	return texts
+})
+
+func realisticBytes() int64 {
+	var n int64
+	for _, t := range realisticTexts() {
+		n += int64(len(t))
+	}
+	return n
+}
+
+func BenchmarkWords(b *testing.B) {
+	texts := realisticTexts()
+	b.SetBytes(realisticBytes())
+	var ws []string
+	for b.Loop() {
+		for _, t := range texts {
+			ws = Words(t, ws[:0])
+		}
+	}
+}
+
+func BenchmarkDetect(b *testing.B) {
+	texts := realisticTexts()
+	words := make([][]string, len(texts))
+	for i, t := range texts {
+		words[i] = Words(t, nil)
+	}
+	b.SetBytes(realisticBytes())
+	for b.Loop() {
+		for _, w := range words {
+			Detect(w, AllLangs)
+		}
+	}
+}
+
+// BenchmarkAnalyzer is the related phase's worker: one Analyzer over the
+// archive's texts, its cache warm after the first pass.
+func BenchmarkAnalyzer(b *testing.B) {
+	texts := realisticTexts()
+	b.SetBytes(realisticBytes())
+	var a Analyzer
+	for b.Loop() {
+		for _, t := range texts {
+			a.Analyze(t)
+		}
+	}
+}
