@@ -179,7 +179,11 @@ type runDocuments struct {
 // runDocs lists them, ascending.
 func (e *Engine) runDocs(ctx context.Context, full bool, out *cluster.Outcome) (runDocuments, error) {
 	var rd runDocuments
-	var touched []int64
+	// Not nil: pgx sends a nil slice as NULL, and "not (id = any(NULL))"
+	// is NULL, so a run that touched no document (a pending change that
+	// indexes nothing) saw no other document either and rebuilt the
+	// related model over none, dropping every vector.
+	touched := []int64{}
 	for _, d := range out.Docs {
 		touched = append(touched, d.ID)
 		if d.Failed == "" {
