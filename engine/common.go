@@ -102,10 +102,7 @@ func (c *CommonText) Apply(opt *report.Options) {
 }
 
 // uncommon returns the chunks (and their fingerprints) that are not common
-// text, in new slices. A nil c keeps all of them.
+// text, in new slices.
 func (c *CommonText) uncommon(chunks []uint32, checks []uint8) ([]uint32, []uint8) {
-	if c == nil {
-		return filterChunks(chunks, checks, func(uint32, uint8) bool { return false })
-	}
 	return filterChunks(chunks, checks, func(ch uint32, _ uint8) bool { df, _ := c.chunkDF(ch); return df > 0 })
 }

@@ -249,16 +249,7 @@ func TestLoadStatus_HeldBack(t *testing.T) {
 	pool := pgtest.Pool(t, pgtest.NewDB(t))
 	db := NewDB(pool)
 	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('before', 'a text')`)
-	old, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer old.Rollback(ctx)
-	var pid int
-	var xid string
-	if err := old.QueryRow(ctx, `select pg_backend_pid(), pg_current_xact_id()::text`).Scan(&pid, &xid); err != nil {
-		t.Fatal(err)
-	}
+	pid, end := pgtest.OpenXact(t, pool)
 	pgtest.Exec(t, pool, `insert into documents (external_id, text) values ('after-1', 'a text'), ('after-2', 'a text')`)
 	st, err := LoadStatus(ctx, db, 1, 1)
 	if err != nil {
@@ -267,9 +258,7 @@ func TestLoadStatus_HeldBack(t *testing.T) {
 	if st.Pending != 3 || st.HeldBack == nil || st.HeldBack.Documents != 2 || st.HeldBack.PID != pid || st.HeldBack.Since.IsZero() {
 		t.Fatalf("pending %d, held back %+v: want 3 pending, 2 of them held back by pid %d", st.Pending, st.HeldBack, pid)
 	}
-	if err := old.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	end()
 	if st, err = LoadStatus(ctx, db, 1, 1); err != nil || st.HeldBack != nil {
 		t.Fatalf("after the transaction ended: held back %+v, %v; want none", st.HeldBack, err)
 	}

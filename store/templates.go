@@ -49,6 +49,17 @@ func (e *templateError) Unwrap() error { return e.kind }
 // MaxTemplateBytes bounds a template's text: a prompt or a form, not a thesis.
 const MaxTemplateBytes = 256 << 10
 
+// logTemplateScope continues a statement whose CTE t returns the kind of
+// a template registered or removed: it logs an update of every live
+// document the template applies to (logged) and wakes a listening daemon
+// (wake).
+const logTemplateScope = `, logged as (
+			insert into plagd_changes (doc_id, op)
+			select d.id, 'update' from documents d, t
+			where d.deleted_at is null and (t.kind is null or d.kind = t.kind)
+			returning 1
+		), wake as (select pg_notify('plagd_changes', ''))`
+
 // AddTemplate registers a template and, in the same statement, logs an
 // update of every live document it applies to, so that the next run indexes
 // them without its text. It returns the template's id and the number of
@@ -67,12 +78,7 @@ func AddTemplate(ctx context.Context, q Querier, t Template) (id int64, docs int
 	err = q.QueryRow(ctx, `
 		with t as (
 			insert into templates (name, kind, body, created_by) values ($1, $2, $3, $4) returning id, kind
-		), logged as (
-			insert into plagd_changes (doc_id, op)
-			select d.id, 'update' from documents d, t
-			where d.deleted_at is null and (t.kind is null or d.kind = t.kind)
-			returning 1
-		), wake as (select pg_notify('plagd_changes', ''))
+		)`+logTemplateScope+`
 		select t.id, (select count(*) from logged) from t, wake`,
 		name, NullIfEmpty(strings.TrimSpace(t.Kind)), body, NullIfEmpty(t.CreatedBy)).Scan(&id, &docs)
 	if err != nil {
@@ -91,12 +97,7 @@ func RemoveTemplate(ctx context.Context, q Querier, id int64) (docs int, err err
 		with t as (
 			update templates set deleted_at = now(), deleted_xid = pg_current_xact_id()
 			where id = $1 and deleted_at is null returning kind
-		), logged as (
-			insert into plagd_changes (doc_id, op)
-			select d.id, 'update' from documents d, t
-			where d.deleted_at is null and (t.kind is null or d.kind = t.kind)
-			returning 1
-		), wake as (select pg_notify('plagd_changes', ''))
+		)`+logTemplateScope+`
 		select exists (select 1 from t), (select count(*) from logged) from wake`, id).Scan(&found, &docs)
 	switch {
 	case err != nil:

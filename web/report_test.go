@@ -912,24 +912,10 @@ func TestReflowForDisplay(t *testing.T) {
 // changes back, with its server process and how to end it.
 func TestOverview_HeldBack(t *testing.T) {
 	a := newRTArchive(t, true)
-	ctx := context.Background()
-	old, err := a.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer old.Rollback(ctx)
-	var pid int
-	var xid string
-	if err := old.QueryRow(ctx, `select pg_backend_pid(), pg_current_xact_id()::text`).Scan(&pid, &xid); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.pool.Exec(ctx, `update documents set text = text || ' more' where id = $1`, a.essay); err != nil {
-		t.Fatal(err)
-	}
+	pid, end := pgtest.OpenXact(t, a.pool)
+	pgtest.Exec(t, a.pool, `update documents set text = text || ' more' where id = $1`, a.essay)
 	a.get("teacher", "/").must(t, http.StatusOK, "1 change held back", "server process "+strconv.Itoa(pid),
 		"pg_terminate_backend("+strconv.Itoa(pid)+")")
-	if err := old.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	end()
 	a.get("teacher", "/").must(t, http.StatusOK).mustNot(t, "held back")
 }

@@ -503,3 +503,23 @@ func alive(pidText string) bool {
 	err = syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// OpenXact begins a transaction on pool that takes a transaction id and
+// stays open until end is called (or the test ends): what holds back the
+// changes committed after it (a run takes only those below the server's
+// oldest open xid). It returns the transaction's backend pid.
+func OpenXact(t testing.TB, pool *pgxpool.Pool) (pid int, end func()) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatalf("pgtest: begin: %v", err)
+	}
+	end = func() { _ = tx.Rollback(ctx) }
+	t.Cleanup(end)
+	var xid string
+	if err := tx.QueryRow(ctx, `select pg_backend_pid(), pg_current_xact_id()::text`).Scan(&pid, &xid); err != nil {
+		t.Fatalf("pgtest: take a transaction id: %v", err)
+	}
+	return pid, end
+}
