@@ -263,7 +263,7 @@ type checkFormView struct {
 
 func (s *Server) checkFormData(r *http.Request) checkFormView {
 	return checkFormView{pageBase: s.base(r, "Check a file"), MaxBytes: s.cfg.Extract.MaxBytes,
-		Formats: ".pdf,.docx,.odt,.rtf,.html,.htm,.txt,.md,.xml"}
+		Formats: ".pdf,.docx,.odt,.oth,.ott,.odm,.rtf,.html,.htm,.txt,.md,.xml"}
 }
 
 // checkForm asks for a file or a pasted text to check against the archive.
