@@ -73,7 +73,7 @@ func (s *Server) rawReport(ctx context.Context, id int64, countCommon bool) (rep
 		start := time.Now()
 		rep, err := engine.Passages(ctx, s.db.Pool, s.cfg, id, 0, opt)
 		if err == nil {
-			s.log.Debug().Int64("doc", id).Int("sources", len(rep.Sources)).Dur("took", time.Since(start)).Msg("report aligned")
+			s.log.Debug().Int64("doc", id).Int("sources", len(rep.Sources)).Dur("took_ms", time.Since(start)).Msg("report aligned")
 		}
 		return rep, err
 	})
@@ -92,7 +92,7 @@ func (s *Server) renderRegion(w http.ResponseWriter, r *http.Request, v reportVi
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "report-region", v); err != nil {
-		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("render report region")
+		s.errEvent(r.Context(), err).Str("path", r.URL.Path).Msg("render report region")
 		http.Error(w, "the report could not be rendered; the server log has the details", http.StatusInternalServerError)
 		return
 	}

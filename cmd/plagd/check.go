@@ -126,7 +126,7 @@ the texts; the text output counts characters.`,
 				return err
 			}
 			defer db.Close()
-			e := engine.NewEngine(cfg, db.Pool, cli.Logger(cfg))
+			e := engine.NewEngine(cfg, db.Pool, cli.ResultLogger(cfg))
 			rep, err := e.CheckText(ctx, text, pf.top, pf.options())
 			if err != nil {
 				return err
@@ -165,7 +165,7 @@ func readCheckFile(ctx context.Context, path string, cfg config.Config) (string,
 	if path == "-" {
 		ctype = "text/plain; charset=utf-8"
 	}
-	xp := sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
+	xp := sandbox.New(cfg.SandboxConfig(), cli.ResultLogger(cfg))
 	defer xp.Close()
 	text, err := xp.Text(ctx, content, filepath.Base(name), ctype, cfg.ExtractOptions())
 	if err != nil {
@@ -179,7 +179,7 @@ func runSimilarPassages(ctx context.Context, cfg config.Config, db *store.DB, do
 	opt := pf.options()
 	// Show common text, and leave it out as the similarities do, if the
 	// index is at hand.
-	ct, err := engine.NewEngine(cfg, db.Pool, cli.Logger(cfg)).CommonText(ctx)
+	ct, err := engine.NewEngine(cfg, db.Pool, cli.ResultLogger(cfg)).CommonText(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "plagd: common text is not known (the index cannot be loaded): %v\n", err)
 	}
