@@ -634,4 +634,9 @@ func TestAPI_UnknownRoutesAreJSON(t *testing.T) {
 	tok := e.user("tea", auth.RoleTeacher)
 	e.do("GET", "/api/v1/nothing", bearer(tok)).mustErr(t, 404, "not_found")
 	e.do("GET", "/api/v2/documents").mustErr(t, 404, "not_found")
+	// Messages are readable as JSON text: "<token>", not "\u003ctoken\u003e".
+	r := e.do("GET", "/api/v1/documents")
+	if msg := r.mustErr(t, 401, "unauthenticated"); !strings.Contains(msg, "Bearer <token>") || !bytes.Contains(r.body, []byte("Bearer <token>")) {
+		t.Fatalf("unauthenticated answer: %s", r.body)
+	}
 }

@@ -184,6 +184,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	// Messages say "<token>" as written: the answer is application/json
+	// with X-Content-Type-Options: nosniff, never read as HTML, so the
+	// \u003c escapes only made it unreadable.
+	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
 
