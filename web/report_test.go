@@ -435,7 +435,8 @@ func TestReportPage_Compare(t *testing.T) {
 	a := newRTArchive(t, true)
 	r := a.get("teacher", fmt.Sprintf("/documents/%d/compare/%d", a.essay, a.src)).must(t, http.StatusOK,
 		`id="compare"`, `class="coltext side-doc"`, `class="coltext side-source"`, `id="a1"`, `id="b1"`,
-		`href="#b1"`, `href="#a1"`, `<tr id="p1">`, "Water Mills of the Valley", "Back to the report")
+		`href="#b1"`, `href="#a1"`, `<tr id="p1">`, "Water Mills of the Valley", "Back to the report",
+		`<span class="who">This text:</span>`, `<span class="who">Source 1:</span>`, "Open the source's own report")
 	if got := marked(r.body, "c0"); !strings.Contains(got, words5(a.copied)) {
 		t.Fatalf("the passage is not highlighted: %q", got)
 	}
