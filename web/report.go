@@ -771,7 +771,83 @@ func segmentText(text string, spans []span, excluded, marks []passage.Range, mk 
 		}
 		out = append(out, seg)
 	}
+	return splitAtBlankLines(out)
+}
+
+// splitAtBlankLines takes the blank lines between paragraphs out of
+// highlighted segments: shown inside a highlight they were thin coloured
+// slivers at the ends of lines. The white space becomes a plain segment;
+// the first piece keeps the segment's anchors and label, and every piece
+// its class, title and link.
+func splitAtBlankLines(segs []segment) []segment {
+	var out []segment
+	for _, seg := range segs {
+		if seg.Class == "" || !strings.Contains(seg.Text, "\n") {
+			out = append(out, seg)
+			continue
+		}
+		rest := seg
+		for {
+			i, j := blankRun(rest.Text)
+			if i < 0 {
+				break
+			}
+			if i > 0 {
+				head := rest
+				head.Text = rest.Text[:i]
+				out = append(out, head)
+				rest.Anchors, rest.Label = nil, ""
+			}
+			out = append(out, segment{Text: rest.Text[i:j], Anchors: rest.Anchors, Label: rest.Label})
+			rest.Anchors, rest.Label = nil, ""
+			rest.Text = rest.Text[j:]
+		}
+		if rest.Text != "" {
+			out = append(out, rest)
+		}
+	}
 	return out
+}
+
+// blankRun finds the first run of white space in s that holds a blank
+// line (two line feeds), as [i, j); i is -1 when there is none.
+func blankRun(s string) (int, int) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' {
+			continue
+		}
+		j, lines := i, 0
+		for j < len(s) && (s[j] == '\n' || s[j] == ' ' || s[j] == '\t' || s[j] == '\r') {
+			if s[j] == '\n' {
+				lines++
+			}
+			j++
+		}
+		if lines >= 2 {
+			return i, j
+		}
+		i = j - 1
+	}
+	return -1, -1
+}
+
+// hardWrapped reports whether text reads as broken into lines of a page's
+// width (PDF, e-mail, plain text wrapped at 72 characters) rather than
+// one line per paragraph: of its lines of at least 40 bytes, fewer than
+// one in ten is longer than 160 bytes. A page line rarely holds more than
+// 110 characters; a paragraph of more than two sentences does.
+func hardWrapped(text string) bool {
+	long, veryLong := 0, 0
+	for line := range strings.Lines(text) {
+		switch n := len(strings.TrimRight(line, "\r\n")); {
+		case n > 160:
+			veryLong++
+			long++
+		case n >= 40:
+			long++
+		}
+	}
+	return long > 0 && veryLong*10 < long
 }
 
 // ---- the side-by-side view ----
@@ -934,9 +1010,14 @@ func wordBoundaryFwd(text string, i int) int {
 // keeps its line breaks) so that a paragraph flows in columns of any width:
 // a single line break after a line of at least minWrappedLine bytes
 // becomes a space. Blank lines, short lines (headings, list items) and
-// breaks before a list marker stay. Only bytes are replaced one for one,
-// so every offset into the text still holds.
+// breaks before a list marker stay. A text whose paragraphs are lines
+// already (DOCX, ODT, HTML: see hardWrapped) is left as it is: joining its
+// lines merged a heading into the paragraph before it. Only bytes are
+// replaced one for one, so every offset into the text still holds.
 func reflowForDisplay(text string) string {
+	if !hardWrapped(text) {
+		return text
+	}
 	const minWrappedLine = 40
 	b := []byte(text)
 	lineStart := 0

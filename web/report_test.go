@@ -907,6 +907,39 @@ func TestReflowForDisplay(t *testing.T) {
 	if len(reflowForDisplay(in)) != len(in) {
 		t.Fatal("reflow changed the length: offsets would no longer hold")
 	}
+	// A DOCX or ODT text has a line per paragraph: its heading stays on a
+	// line of its own after a long paragraph (issue 19 item 5).
+	para := strings.Repeat("Young actors learn their lines early and rehearse them every day. ", 4)
+	docx := "Thesis declaration\nStudent: Jana Novakova, who wrote this thesis on her own and cites every source she used.\nIntroduction\n" + para + "\nMethods\n" + para
+	if got := reflowForDisplay(docx); got != docx {
+		t.Fatalf("a line-per-paragraph text was reflowed:\n%q", got)
+	}
+}
+
+// TestSplitAtBlankLines: a highlight that runs across a paragraph break
+// leaves the blank line plain (no coloured sliver), keeps its anchors on
+// its first piece and loses no byte.
+func TestSplitAtBlankLines(t *testing.T) {
+	segs := []segment{
+		{Text: "plain\n\n"},
+		{Text: "end of one.\n \nStart of two\nsame paragraph", Class: "hl c1", Href: "#p1", Anchors: []string{"p1"}, Label: "1"},
+		{Text: "\n\n", Class: "hl c1"},
+	}
+	got := splitAtBlankLines(segs)
+	var all, want strings.Builder
+	for _, s := range segs {
+		want.WriteString(s.Text)
+	}
+	var shape []string
+	for _, s := range got {
+		all.WriteString(s.Text)
+		shape = append(shape, fmt.Sprintf("%q|%s|%v|%s", s.Text, s.Class, s.Anchors, s.Label))
+	}
+	wantShape := []string{`"plain\n\n"||[]|`, `"end of one."|hl c1|[p1]|1`, `"\n \n"||[]|`,
+		`"Start of two\nsame paragraph"|hl c1|[]|`, `"\n\n"||[]|`}
+	if all.String() != want.String() || !slices.Equal(shape, wantShape) {
+		t.Fatalf("split:\n%q\nwant\n%q", shape, wantShape)
+	}
 }
 
 // TestOverview_HeldBack: the Overview says when an open transaction holds
