@@ -503,6 +503,7 @@ type reportView struct {
 // alone (partial=1) and swaps it in, so figures come from one place.
 type reportRegion struct {
 	Query       string // the canonical filter query, for the address bar
+	PDF         string // the printed report with these filters; "" for a check
 	Coverage    float64
 	Chunks      int
 	Sources     []sourceRow // at or above the minimum, rank order, excluded ones included
@@ -520,6 +521,15 @@ type reportRegion struct {
 	Templates   []string    // the registered templates whose text the document carries, by name
 	CountCommon bool        // the teacher counts common text
 	Partial     bool
+}
+
+// pdfLink is the address of the printed report of a stored document's
+// page base with the filters of rq; "" for a check, which has none.
+func pdfLink(base string, rq reportQuery) string {
+	if !strings.HasPrefix(base, "/documents/") {
+		return ""
+	}
+	return withQuery(base+"/report.pdf", rq.values(true))
 }
 
 // exclusionNote says in words what a filter leaves out.
@@ -564,7 +574,7 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 	for _, s := range final.Sources {
 		passages += len(s.Passages)
 	}
-	reg := &reportRegion{Query: rq.values(true).Encode(), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
+	reg := &reportRegion{Query: rq.values(true).Encode(), PDF: pdfLink(base, rq), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
 		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: exclusionNote(ex),
 		TextHidden: !seeText, CountCommon: !rq.Common}
 	for _, c := range raw.Common {
@@ -725,7 +735,7 @@ type span struct {
 // and whether it is excluded. Adjacent pieces shown alike are joined.
 func segmentText(text string, spans []span, excluded, marks []passage.Range, mk func(from int, active []span, excluded bool) segment) []segment {
 	clip := func(x int) int { return min(max(x, 0), len(text)) }
-	shown := reflowForDisplay(text)
+	shown := report.Reflow(text)
 	cuts := []int{0, len(text)}
 	for _, s := range spans {
 		cuts = append(cuts, clip(s.r.Start), clip(s.r.End))
@@ -829,25 +839,6 @@ func blankRun(s string) (int, int) {
 		i = j - 1
 	}
 	return -1, -1
-}
-
-// hardWrapped reports whether text reads as broken into lines of a page's
-// width (PDF, e-mail, plain text wrapped at 72 characters) rather than
-// one line per paragraph: of its lines of at least 40 bytes, fewer than
-// one in ten is longer than 160 bytes. A page line rarely holds more than
-// 110 characters; a paragraph of more than two sentences does.
-func hardWrapped(text string) bool {
-	long, veryLong := 0, 0
-	for line := range strings.Lines(text) {
-		switch n := len(strings.TrimRight(line, "\r\n")); {
-		case n > 160:
-			veryLong++
-			long++
-		case n >= 40:
-			long++
-		}
-	}
-	return long > 0 && veryLong*10 < long
 }
 
 // ---- the side-by-side view ----
@@ -1004,40 +995,4 @@ func wordBoundaryFwd(text string, i int) int {
 		i += size
 	}
 	return i
-}
-
-// reflowForDisplay joins the hard-wrapped lines of extracted text (a PDF
-// keeps its line breaks) so that a paragraph flows in columns of any width:
-// a single line break after a line of at least minWrappedLine bytes
-// becomes a space. Blank lines, short lines (headings, list items) and
-// breaks before a list marker stay. A text whose paragraphs are lines
-// already (DOCX, ODT, HTML: see hardWrapped) is left as it is: joining its
-// lines merged a heading into the paragraph before it. Only bytes are
-// replaced one for one, so every offset into the text still holds.
-func reflowForDisplay(text string) string {
-	if !hardWrapped(text) {
-		return text
-	}
-	const minWrappedLine = 40
-	b := []byte(text)
-	lineStart := 0
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\n' {
-			continue
-		}
-		long := i-lineStart >= minWrappedLine
-		lineStart = i + 1
-		if !long || i+1 >= len(b) || b[i+1] == '\n' || b[i+1] == '\r' || (i > 0 && b[i-1] == '\n') {
-			continue
-		}
-		switch b[i+1] {
-		case '-', '*', ' ', '\t':
-			continue
-		}
-		if strings.HasPrefix(text[i+1:], "•") {
-			continue
-		}
-		b[i] = ' '
-	}
-	return string(b)
 }
