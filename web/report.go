@@ -458,9 +458,12 @@ type sourceRow struct {
 	CoverageA  float64 // share of this document from the source
 	CoverageB  float64 // share of the source found in this document
 	Excluded   bool    // left out by the teacher: listed, not counted
-	Link       string  // the source's own report
-	Compare    string  // the side-by-side view with it
-	Only       string  // this report with only its passages highlighted
+	// OnlyExcluded: its passages all lie in excluded text (quotations,
+	// the bibliography): listed, not counted.
+	OnlyExcluded bool
+	Link         string // the source's own report
+	Compare      string // the side-by-side view with it
+	Only         string // this report with only its passages highlighted
 }
 
 // segment is a run of text shown alike: plain, highlighted (a passage),
@@ -507,7 +510,8 @@ type reportRegion struct {
 	Coverage    float64
 	Chunks      int
 	Sources     []sourceRow // at or above the minimum, rank order, excluded ones included
-	Counted     int         // sources that count (not excluded)
+	Counted     int         // sources that count (not excluded, with a passage)
+	Scattered   []sourceRow // sources sharing chunks but no passage: listed apart, not counted
 	Passages    int         // passages of the sources that count
 	Below       int         // sources under the minimum, not listed
 	MinText     string
@@ -599,7 +603,15 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			Link:    "/documents/" + strconv.FormatInt(s.ID, 10),
 			Compare: withQuery(base+"/compare/"+strconv.FormatInt(s.ID, 10), compareQuery),
 			Only:    withQuery(base, focused.values(true)) + "#text"}
-		if !row.Excluded {
+		if len(raw.Sources[i].Passages) == 0 && !row.Excluded {
+			// No passage at all: chunks shared here and there (names,
+			// set phrases), nothing to highlight, nothing counted.
+			reg.Scattered = append(reg.Scattered, row)
+			continue
+		}
+		// Passages only in excluded text (a quotation): listed, not counted.
+		row.OnlyExcluded = row.Passages == 0
+		if !row.Excluded && row.Passages > 0 {
 			reg.Counted++
 		}
 		reg.Sources = append(reg.Sources, row)

@@ -2,10 +2,12 @@ package web
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -71,4 +73,29 @@ func pdfText(t *testing.T, pdf string) string {
 		t.Fatalf("pdftotext: %v", err)
 	}
 	return strings.Join(strings.Fields(string(out)), " ")
+}
+
+// TestReportPage_ScatteredSources: a document that shares a few scattered
+// windows with the essay but no passage is listed apart ("scattered
+// phrases only"), not in the table and not counted in "found in N
+// sources" (issue: 7 of 12 counted sources had no passage).
+func TestReportPage_ScatteredSources(t *testing.T) {
+	a := newRTArchive(t, false)
+	ew := strings.Fields(a.essayOwn)
+	rng := rand.New(rand.NewPCG(7, 7))
+	stray := rtWords(rng, "x", 80) + " " + strings.Join(ew[0:6], " ") + " " + rtWords(rng, "x", 80) + " " +
+		strings.Join(ew[40:46], " ") + " " + rtWords(rng, "x", 80)
+	var id int64
+	if err := a.pool.QueryRow(t.Context(), `insert into documents (title, text) values ('Stray Neighbour', $1) returning id`, stray).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	a.run()
+	r := a.get("teacher", fmt.Sprintf("/documents/%d", a.essay)).must(t, http.StatusOK, `id="scattered"`,
+		"1 more document shares only scattered phrases", "Stray Neighbour", "+ 1 with scattered phrases only")
+	if hasKey(rows(r.body), id) {
+		t.Fatal("the scattered source is in the sources table")
+	}
+	if !strings.Contains(r.body, "of the text is found in 2 sources") {
+		t.Fatalf("counted sources: %s", regexp.MustCompile(`of the text is found in [^<]*`).FindString(r.body))
+	}
 }
