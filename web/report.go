@@ -241,6 +241,7 @@ func (c *checkCache) remove(el *list.Element) {
 type reportQuery struct {
 	Min     float64 // percent, as typed
 	MinText string  // as typed, for the form
+	Words   int     // passages shorter than this many words are left out; 0: none
 	Exclude []int64
 	Quotes  bool
 	Bib     bool
@@ -259,6 +260,13 @@ func parseReportQuery(q url.Values) (reportQuery, error) {
 			return rq, problemf(errBadRequest, "min %q is not a percentage: give a number from 0 to 100, such as 5", v)
 		}
 		rq.Min, rq.MinText = f, strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	if v := strings.TrimSpace(q.Get("words")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 10000 {
+			return rq, problemf(errBadRequest, "words %q is not a number of words: give a whole number from 0 to 10000, such as 8", v)
+		}
+		rq.Words = n
 	}
 	for _, v := range q["exclude"] {
 		for _, part := range strings.Split(v, ",") {
@@ -325,7 +333,8 @@ func (rq reportQuery) exclusions() passage.Exclusions {
 
 // filter is the daemon's filter for the query.
 func (rq reportQuery) filter() report.Filter {
-	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions()}
+	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions(),
+		MinWords: rq.Words}
 }
 
 // values is the query in its canonical form, without the defaults;
@@ -355,6 +364,9 @@ func (rq reportQuery) values(withSources bool) url.Values {
 	}
 	if !rq.Common {
 		v.Set("common", "0")
+	}
+	if rq.Words > 0 {
+		v.Set("words", strconv.Itoa(rq.Words))
 	}
 	return v
 }
@@ -560,6 +572,18 @@ func exclusionNote(ex passage.Exclusions) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
+// withWords adds a minimum passage length to the words of exclusionNote.
+func withWords(note string, words int) string {
+	if words <= 0 {
+		return note
+	}
+	w := "matches shorter than " + strconv.Itoa(words) + " words"
+	if note == "" {
+		return w
+	}
+	return note + "; " + w
+}
+
 // buildRegion filters the raw report (whose headers are current) as rq
 // asks and lays it out. base is the page path, seeText whether the caller
 // may read the document's text.
@@ -567,7 +591,7 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 	ex := rq.exclusions()
 	// Per-source figures do not depend on the other sources: one pass
 	// without excluded sources gives the rows, one with them the total.
-	shown := raw.Filter(report.Filter{MinSimilarity: rq.Min / 100, Exclusions: ex})
+	shown := raw.Filter(report.Filter{MinSimilarity: rq.Min / 100, Exclusions: ex, MinWords: rq.Words})
 	final := raw.Filter(rq.filter())
 	rank := make(map[int64]int, len(raw.Sources))
 	for i, s := range raw.Sources {
@@ -579,7 +603,7 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 		passages += len(s.Passages)
 	}
 	reg := &reportRegion{Query: rq.values(true).Encode(), PDF: pdfLink(base, rq), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
-		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: exclusionNote(ex),
+		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: withWords(exclusionNote(ex), rq.Words),
 		TextHidden: !seeText, CountCommon: !rq.Common}
 	for _, c := range raw.Common {
 		switch {

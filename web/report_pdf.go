@@ -68,7 +68,7 @@ func (s *Server) writeReportPDF(w http.ResponseWriter, r *http.Request, raw repo
 		Report:       rep,
 		Name:         h.Name(),
 		SourceName:   func(src report.SourceReport) string { return sourceHeader(src).Name() },
-		Exclusions:   exclusionNote(rq.exclusions()),
+		Exclusions:   withWords(exclusionNote(rq.exclusions()), rq.Words),
 		GeneratedBy:  p.User.Name,
 		GeneratedAt:  s.now(),
 		TextHidden:   rep.Restricted && !p.seesRestricted(),

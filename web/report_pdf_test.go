@@ -99,3 +99,25 @@ func TestReportPage_ScatteredSources(t *testing.T) {
 		t.Fatalf("counted sources: %s", regexp.MustCompile(`of the text is found in [^<]*`).FindString(r.body))
 	}
 }
+
+// TestReportPage_MinWords: "exclude matches under N words" drops the
+// shorter passages from the highlights and the figure, and says so.
+func TestReportPage_MinWords(t *testing.T) {
+	a := newRTArchive(t, true)
+	page := fmt.Sprintf("/documents/%d?quotes=0", a.essay)
+	all := a.get("teacher", page).must(t, http.StatusOK)
+	// The quoted passage is 40 words, the copied one 60, the thesis's 50.
+	some := a.get("teacher", page+"&words=45").must(t, http.StatusOK, `name="words"`, `value="45"`,
+		"matches shorter than 45 words")
+	if marked(some.body, "c2") != "" || marked(all.body, "c2") == "" {
+		t.Fatalf("the 40-word quoted passage: highlighted %q with words=45, %q without", marked(some.body, "c2"), marked(all.body, "c2"))
+	}
+	if overall(t, some.body) >= overall(t, all.body) {
+		t.Fatalf("figure %v with words=45, %v without: want it lower", overall(t, some.body), overall(t, all.body))
+	}
+	rep := a.get("teacher", fmt.Sprintf("/api/v1/documents/%d/report?quotes=0&words=45", a.essay)).must(t, http.StatusOK).json(t)
+	if got := rep["coverage"].(float64) * 100; fmt.Sprintf("%.1f", got) != fmt.Sprintf("%.1f", overall(t, some.body)) {
+		t.Fatalf("API coverage %v, page %v", got, overall(t, some.body))
+	}
+	a.get("teacher", page+"&words=x").must(t, http.StatusBadRequest)
+}
