@@ -37,6 +37,9 @@ type Input struct {
 	// SourceHidden says whether a source's text is withheld from the
 	// reader; its excerpts are then left out. nil: none is.
 	SourceHidden func(report.SourceReport) bool
+	// Review says whether the report was reviewed, by whom, when, with
+	// the note ("" prints nothing).
+	Review string
 }
 
 // ErrTooLong is returned for a document too long to print.
@@ -134,6 +137,9 @@ func head(f *flow, in Input) {
 		ex = "nothing: quotations, the bibliography and common text count"
 	}
 	f.line("Left out of the figures: "+ex, style{size: bodySize, color: ink})
+	if in.Review != "" {
+		f.line(in.Review, style{bold: true, size: bodySize, color: ink})
+	}
 	f.line(fmt.Sprintf("Generated %s by %s.", in.GeneratedAt.UTC().Format("2 January 2006, 15:04 UTC"), in.GeneratedBy),
 		style{size: bodySize, color: grey})
 	f.gap(0.8, bodySize)

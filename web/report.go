@@ -512,6 +512,15 @@ type reportView struct {
 	Region  *reportRegion
 	Edit    bool // staff: the metadata form and the delete button
 	Print   time.Time
+	// Review is what teachers decided about the report (saved filters,
+	// reviewed with a note); nil for a check. SavedInUse: the page shows
+	// the saved filters because its address asked for none.
+	Review     *store.ReportReview
+	SavedInUse bool
+	// FiltersNow is the canonical query of the filters shown, which
+	// "Save these filters" stores.
+	FiltersNow string
+	Done       string // what the last action did ("Filters saved.")
 }
 
 // reportRegion is the part of the page the filters change: JS fetches it
@@ -545,7 +554,12 @@ func pdfLink(base string, rq reportQuery) string {
 	if !strings.HasPrefix(base, "/documents/") {
 		return ""
 	}
-	return withQuery(base+"/report.pdf", rq.values(true))
+	v := rq.values(true)
+	v.Del("source")
+	// Always one filter named, so the file follows what the page shows
+	// even where saved filters would apply to an address without any.
+	v.Set("quotes", flag01(rq.Quotes))
+	return withQuery(base+"/report.pdf", v)
 }
 
 // exclusionNote says in words what a filter leaves out.

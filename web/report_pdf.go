@@ -59,9 +59,21 @@ func (s *Server) apiReportPDF(w http.ResponseWriter, r *http.Request) {
 	s.writeReportPDF(w, r, raw, rq, true)
 }
 
-// writeReportPDF filters the raw report as rq asks and answers with the PDF.
+// writeReportPDF filters the raw report as rq asks (or as the saved
+// filters do, when the address names none) and answers with the PDF,
+// which says whether the report was reviewed.
 func (s *Server) writeReportPDF(w http.ResponseWriter, r *http.Request, raw report.Report, rq reportQuery, api bool) {
 	p := who(r)
+	review, err := store.GetReportReview(r.Context(), s.db, raw.Doc)
+	if err != nil {
+		s.failPDF(w, r, api, err)
+		return
+	}
+	if !hasFilters(r.URL.Query()) && review.Filters != "" {
+		if saved, err := parseSavedFilters(review.Filters); err == nil {
+			rq = saved
+		}
+	}
 	rep := raw.Filter(rq.filter())
 	h := reportHeader(rep)
 	b, err := reportpdf.Render(reportpdf.Input{
@@ -73,16 +85,13 @@ func (s *Server) writeReportPDF(w http.ResponseWriter, r *http.Request, raw repo
 		GeneratedAt:  s.now(),
 		TextHidden:   rep.Restricted && !p.seesRestricted(),
 		SourceHidden: func(src report.SourceReport) bool { return src.Restricted && !p.seesRestricted() },
+		Review:       reviewLine(review),
 	})
 	if err != nil {
 		if errors.Is(err, reportpdf.ErrTooLong) {
 			err = problemf(errConflict, "%s", err.Error())
 		}
-		if api {
-			s.apiReportFail(w, r, err)
-		} else {
-			s.pageError(w, r, err)
-		}
+		s.failPDF(w, r, api, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/pdf")
@@ -90,6 +99,26 @@ func (s *Server) writeReportPDF(w http.ResponseWriter, r *http.Request, raw repo
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s"`, pdfName(rep.Doc, h.Name())))
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	_, _ = w.Write(b)
+}
+
+func (s *Server) failPDF(w http.ResponseWriter, r *http.Request, api bool, err error) {
+	if api {
+		s.apiReportFail(w, r, err)
+	} else {
+		s.pageError(w, r, err)
+	}
+}
+
+// reviewLine says whether the report was reviewed, for the print.
+func reviewLine(rv store.ReportReview) string {
+	if !rv.Reviewed || rv.ReviewedAt == nil {
+		return "Not marked as reviewed."
+	}
+	line := fmt.Sprintf("Reviewed by %s, %s", rv.ReviewedBy, rv.ReviewedAt.UTC().Format("2 January 2006, 15:04 UTC"))
+	if rv.Note != "" {
+		line += ": " + rv.Note
+	}
+	return line + "."
 }
 
 // noReportReason says why a document has no report, in the words the

@@ -19,7 +19,7 @@ import (
 func TestReportPDF(t *testing.T) {
 	a := newRTArchive(t, true)
 	page := fmt.Sprintf("/documents/%d", a.essay)
-	link := fmt.Sprintf(`href="/documents/%d/report.pdf?quotes=0"`, a.essay)
+	link := fmt.Sprintf(`href="/documents/%d/report.pdf?quotes=0"`, a.essay) // quotes is always named
 	a.get("teacher", page+"?quotes=0").must(t, http.StatusOK, `id="pdf-report"`, link)
 
 	for _, path := range []string{page + "/report.pdf?quotes=0", fmt.Sprintf("/api/v1/documents/%d/report.pdf?quotes=0", a.essay)} {
