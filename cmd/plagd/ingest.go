@@ -25,12 +25,14 @@ func init() { register(newIngestCmd) }
 // `plagd status` then lists files whose text could not be extracted.
 func newIngestCmd(g *globals) *cobra.Command {
 	var (
-		kind    string
-		exts    []string
-		noCheck bool
+		kind       string
+		exts       []string
+		noCheck    bool
+		manifest   string
+		duplicates string
 	)
 	cmd := &cobra.Command{
-		Use:   "ingest [--kind KIND] [--ext .txt,.pdf] PATH...",
+		Use:   "ingest [--kind KIND] [--ext .txt,.pdf] PATH... | ingest --manifest FILE [--duplicates new|replace]",
 		Short: "Import files and folders into the document archive",
 		Long: fmt.Sprintf(`Store each file as a document, keyed by external_id: a file named on the
 command line by its base name ("x.pdf"), a file found in a folder by the
@@ -46,9 +48,28 @@ bits: a re-upload, a resubmission with a new title page), before any run. Hidden
 Folders are searched for files with the extensions %s unless --ext is given.
 Files larger than extract.max_bytes are reported and not stored. A file that
 cannot be read is reported and the rest are imported; the command fails only
-when nothing could be stored or the database fails.`, strings.Join(extract.Extensions(), " ")),
-		Example: "  plagd ingest --kind thesis /srv/archive/theses\n  plagd ingest --ext .pdf,.docx essay1.pdf essays/",
+when nothing could be stored or the database fails.
+
+With --manifest, the files and what the archive should know about them come
+from a CSV file (UTF-8, a header row naming the columns %s; only
+file is required; file paths are relative to the manifest's folder). Every
+row is checked first, and a manifest with any problem (named by row and
+column) imports nothing; then each row is stored whole or not at all, with
+its title, author, kind, year, external id and restricted flag, and audited
+as your user. A file byte-identical to a live document is skipped with a
+message unless --duplicates says new (store a second copy) or replace (give
+the existing document this row's file and details).`, strings.Join(extract.Extensions(), " "), strings.Join(ingest.ManifestColumns, ",")),
+		Example: "  plagd ingest --kind thesis /srv/archive/theses\n  plagd ingest --ext .pdf,.docx essay1.pdf essays/\n  plagd ingest --manifest /srv/import/2024/manifest.csv",
 		Args: func(cmd *cobra.Command, args []string) error {
+			if manifest != "" {
+				if len(args) > 0 {
+					return cli.UsageError{Msg: "plagd ingest --manifest takes no other paths: the manifest names the files"}
+				}
+				return nil
+			}
+			if cmd.Flags().Changed("duplicates") {
+				return cli.UsageError{Msg: "--duplicates goes with --manifest; folders are keyed by path, and an unchanged file is left alone"}
+			}
 			if len(args) == 0 {
 				return cli.UsageError{Msg: "plagd ingest needs at least one file or folder, e.g. plagd ingest ./theses"}
 			}
@@ -61,6 +82,13 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 				return err
 			}
 			defer db.Close()
+			if manifest != "" {
+				dup, err := ingest.ParseDuplicates(duplicates)
+				if err != nil {
+					return cli.UsageError{Msg: "--duplicates: " + err.Error()}
+				}
+				return ingestManifest(ctx, cfg, db, manifest, dup)
+			}
 
 			opt := ingest.Options{
 				Kind:     kind,
@@ -87,6 +115,8 @@ when nothing could be stored or the database fails.`, strings.Join(extract.Exten
 	f := cmd.Flags()
 	f.StringVar(&kind, "kind", "", "document kind stored with each file (thesis, essay, ...)")
 	f.StringSliceVar(&exts, "ext", nil, "only files with these extensions, comma-separated (default: all supported formats)")
+	f.StringVar(&manifest, "manifest", "", "a CSV manifest naming the files and their details (instead of paths)")
+	f.StringVar(&duplicates, "duplicates", "", "with --manifest, a file byte-identical to a stored document: new or replace (default: skip it with a message)")
 	f.BoolVar(&noCheck, "no-check", false, "do not extract each file now to report unreadable ones and near-duplicates (faster bulk imports)")
 	return cmd
 }
