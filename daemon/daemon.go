@@ -43,7 +43,7 @@ type Daemon struct {
 	running bool
 	// prompt is when the debounced run for the changes waited out is due
 	// (zero: none is waited for); the web pages show it as "about N s".
-	prompt time.Time
+	prompt  time.Time
 	last    *engine.RunReport
 	lastErr error
 	ready   bool
