@@ -17,9 +17,9 @@ type Identical struct {
 }
 
 // IdenticalDocuments lists the live documents whose file is content, byte
-// for byte (the same SHA-256, then the same bytes), oldest first. Plain
-// text documents have no file and are never listed. One probe of the
-// index documents_content_sha256 (migration 0010).
+// for byte (the same SHA-256 digest and size: the bytes are not sent
+// again), oldest first. Plain text documents have no file and are never
+// listed. One probe of the index documents_content_sha256 (migration 0010).
 func IdenticalDocuments(ctx context.Context, q Querier, content []byte) ([]Identical, error) {
 	if len(content) == 0 {
 		return nil, nil
@@ -27,8 +27,8 @@ func IdenticalDocuments(ctx context.Context, q Querier, content []byte) ([]Ident
 	sum := sha256.Sum256(content)
 	rows, err := q.Query(ctx, `select id, coalesce(external_id, ''), coalesce(title, ''), coalesce(filename, '')
 		from documents
-		where sha256(content) = $1 and content is not null and deleted_at is null and content = $2
-		order by id`, sum[:], content)
+		where sha256(content) = $1 and content is not null and deleted_at is null and octet_length(content) = $2
+		order by id`, sum[:], len(content))
 	if err != nil {
 		return nil, fmt.Errorf("look for an identical document: %w", err)
 	}

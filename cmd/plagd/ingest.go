@@ -40,7 +40,9 @@ folder's name and its path inside it ("theses/2024/x.pdf").
 
 A file that is already stored with the same content is left alone; one whose
 content changed, or that was deleted, is updated and picked up by the next
-run. Unless --no-check is given, each added or changed file is extracted at
+run. A file byte-identical to a document stored under another external id
+(or to a file earlier in the import) is not stored, and listed, unless
+--duplicates=new. Unless --no-check is given, each added or changed file is extracted at
 once: files whose text cannot be had are listed, and so are files whose
 text nearly equals a stored document's (a simhash within neardup.distance
 bits: a re-upload, a resubmission with a new title page), before any run. Hidden files and folders are skipped; symbolic links are followed.
@@ -67,9 +69,6 @@ the existing document this row's file and details).`, strings.Join(extract.Exten
 				}
 				return nil
 			}
-			if cmd.Flags().Changed("duplicates") {
-				return cli.UsageError{Msg: "--duplicates goes with --manifest; folders are keyed by path, and an unchanged file is left alone"}
-			}
 			if len(args) == 0 {
 				return cli.UsageError{Msg: "plagd ingest needs at least one file or folder, e.g. plagd ingest ./theses"}
 			}
@@ -90,12 +89,18 @@ the existing document this row's file and details).`, strings.Join(extract.Exten
 				return ingestManifest(ctx, cfg, db, manifest, dup)
 			}
 
+			dup, err := ingest.ParseDuplicates(duplicates)
+			if err != nil || dup == ingest.DuplicatesReplace {
+				return cli.UsageError{Msg: "--duplicates for files and folders is new (store a file identical to a stored document all the same); " +
+					"replace needs --manifest, which says what each replaced document becomes"}
+			}
 			opt := ingest.Options{
-				Kind:     kind,
-				Roots:    args,
-				Exts:     exts,
-				MaxBytes: cfg.Extract.MaxBytes,
-				Progress: os.Stderr,
+				Duplicates: dup,
+				Kind:       kind,
+				Roots:      args,
+				Exts:       exts,
+				MaxBytes:   cfg.Extract.MaxBytes,
+				Progress:   os.Stderr,
 			}
 			if !noCheck {
 				check := cfg.ExtractOptions()
@@ -116,13 +121,16 @@ the existing document this row's file and details).`, strings.Join(extract.Exten
 	f.StringVar(&kind, "kind", "", "document kind stored with each file (thesis, essay, ...)")
 	f.StringSliceVar(&exts, "ext", nil, "only files with these extensions, comma-separated (default: all supported formats)")
 	f.StringVar(&manifest, "manifest", "", "a CSV manifest naming the files and their details (instead of paths)")
-	f.StringVar(&duplicates, "duplicates", "", "with --manifest, a file byte-identical to a stored document: new or replace (default: skip it with a message)")
+	f.StringVar(&duplicates, "duplicates", "", "a file byte-identical to a stored document: new (store it all the same) or, with --manifest, replace (default: skip it with a message)")
 	f.BoolVar(&noCheck, "no-check", false, "do not extract each file now to report unreadable ones and near-duplicates (faster bulk imports)")
 	return cmd
 }
 
 func printIngestSummary(s ingest.Summary) {
 	printf("added %d, updated %d, unchanged %d, failed %d", s.Added, s.Updated, s.Unchanged, s.Failed)
+	if len(s.Identical) > 0 {
+		printf(", identical to stored documents %d", len(s.Identical))
+	}
 	if s.Skipped > 0 {
 		printf(", skipped %d (other extensions)", s.Skipped)
 	}
@@ -155,6 +163,17 @@ func printIngestSummary(s ingest.Summary) {
 			}
 		}
 	}
+	if len(s.Identical) > 0 {
+		printf("\nnot stored, byte for byte a document already stored (--duplicates=new stores them all the same):\n")
+		for _, f := range s.Identical {
+			if f.Earlier != "" {
+				printf("  %s: the same file as %s, earlier in this import\n", shown(f.Path), shown(f.Earlier))
+				continue
+			}
+			d := f.Existing[0]
+			printf("  %s: document %d (%s)\n", shown(f.Path), d.ID, shown(firstNonEmpty(d.ExternalID, d.Title, d.Filename)))
+		}
+	}
 	if len(s.Failures) > 0 {
 		printf("\nnot stored:\n")
 		for _, f := range s.Failures {
@@ -175,7 +194,7 @@ func shown(s string) string { return safetext.Line(s, 1000) }
 // are reported, not fatal.
 func ingestOutcome(s ingest.Summary, exts []string) error {
 	switch {
-	case s.Stored() > 0:
+	case s.Stored() > 0, len(s.Identical) > 0:
 		return nil
 	case s.Failed > 0:
 		return fmt.Errorf("nothing could be ingested: %d failed (see the list above)", s.Failed)

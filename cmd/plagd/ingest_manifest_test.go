@@ -13,8 +13,10 @@ import (
 // TestCLI_IngestManifest: `plagd ingest --manifest` stores each row's file
 // (relative to the manifest) with its details, audited as the CLI's user;
 // the same manifest again skips the byte-identical files with a message,
-// --duplicates=replace updates the existing documents instead, and a
-// manifest with an error imports nothing and names the row and column.
+// --duplicates=replace updates the existing documents instead, a folder
+// holding a stored file under another path lists it instead of storing a
+// copy, and a manifest with an error imports nothing and names the row and
+// column.
 func TestCLI_IngestManifest(t *testing.T) {
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
@@ -74,6 +76,15 @@ func TestCLI_IngestManifest(t *testing.T) {
 	}
 	if got := read("fire.txt"); got.title != "Fire (revised title)" || got.year != 2022 || got.author != "Petr Svoboda" {
 		t.Errorf("after replace: %+v, want the new title and year, the author kept", got)
+	}
+	// the folder the manifest took water.txt from: keyed by its path, it
+	// would be a second copy; it is listed instead
+	out, code = plagd(t, url, "ingest", filepath.Join(dir, "2024"))
+	if code != 0 || !strings.Contains(out, "identical to stored documents 1") || !strings.Contains(out, "(T-1)") {
+		t.Fatalf("folder ingest of a file stored by the manifest: exit %d: %s", code, out)
+	}
+	if out, code := plagd(t, url, "ingest", "--duplicates=replace", dir); code == 0 || !strings.Contains(out, "replace needs --manifest") {
+		t.Errorf("--duplicates=replace without a manifest: exit %d: %s", code, out)
 	}
 	var n int
 	pool.QueryRow(context.Background(), `select count(*) from documents`).Scan(&n)
