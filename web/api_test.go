@@ -44,12 +44,14 @@ type fakeRunner struct {
 	mu       sync.Mutex
 	requests int
 	running  bool
+	prompt   time.Time
 }
 
-func (f *fakeRunner) Running() bool      { f.mu.Lock(); defer f.mu.Unlock(); return f.running }
-func (f *fakeRunner) NextRun() time.Time { return time.Date(2031, 5, 6, 7, 8, 0, 0, time.UTC) }
-func (f *fakeRunner) RequestRun()        { f.mu.Lock(); f.requests++; f.mu.Unlock() }
-func (f *fakeRunner) calls() int         { f.mu.Lock(); defer f.mu.Unlock(); return f.requests }
+func (f *fakeRunner) Running() bool        { f.mu.Lock(); defer f.mu.Unlock(); return f.running }
+func (f *fakeRunner) NextRun() time.Time   { return time.Date(2031, 5, 6, 7, 8, 0, 0, time.UTC) }
+func (f *fakeRunner) PromptRun() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.prompt }
+func (f *fakeRunner) RequestRun()          { f.mu.Lock(); f.requests++; f.mu.Unlock() }
+func (f *fakeRunner) calls() int           { f.mu.Lock(); defer f.mu.Unlock(); return f.requests }
 
 // newAPIEnv starts a server; tweak adjusts the configuration first.
 func newAPIEnv(t *testing.T, withRunner bool, tweak func(*config.Config)) *apiEnv {

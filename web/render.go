@@ -23,6 +23,10 @@ type pageBase struct {
 	CSRF  string
 	Path  string // the request path, to mark the current menu entry
 	Flash string // a one-line confirmation ("3 files uploaded")
+	// Refresh, when set, reloads the page after so many seconds when
+	// scripts are off (a pending report); with scripts, app.js follows
+	// the runs instead.
+	Refresh int
 }
 
 // base fills pageBase for r.

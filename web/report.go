@@ -501,6 +501,9 @@ type reportView struct {
 	Filename string
 	Notice   string // a note above the report (a pending document's previous version)
 	NoReport string // why there is no report; then nothing else is shown
+	// Wait says, on a pending document's page, when the next run is due;
+	// app.js keeps it current and loads the report when the run commits.
+	Wait string
 	// NearDups is the near-duplicates section, shown first; nil where it
 	// does not apply (a failed or deleted document, a partial=1 region).
 	NearDups *nearDupSection

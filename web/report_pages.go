@@ -147,9 +147,13 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		Review: &review, SavedInUse: usingSaved, FiltersNow: savedForm(rq), Done: r.URL.Query().Get("done")}
 	switch doc.Status {
 	case "failed":
-		v.NoReport = "The text of this document could not be read, so it has no report: " + doc.Error
+		v.NoReport = "The text of this document could not be read, so it has no report. The reason:"
 	case "deleted":
 		v.NoReport = "This document is deleted: the next run removes it from the index and from every report."
+	}
+	if doc.Status == "pending" {
+		v.Wait = s.waitWords(ctx)
+		v.Refresh = pendingRefreshSeconds
 	}
 	var sources []report.SourceReport // the report's, for the near-duplicates' side-by-side links
 	if v.NoReport == "" {
