@@ -41,12 +41,13 @@ func TestReportReview(t *testing.T) {
 	if got["filters"] != "quotes=0" || got["reviewed"] != true || got["reviewed_by"] != "teacher2" {
 		t.Fatalf("GET review: %v", got)
 	}
-	r = a.do("teacher", "PUT", api, "application/json", strings.NewReader(`{"reviewed": false}`))
+	tok := a.token("teacher")
+	r = a.api(tok, "PUT", api, "application/json", []byte(`{"reviewed": false}`))
 	if r.status != http.StatusOK || !strings.Contains(r.body, `"reviewed": false`) || !strings.Contains(r.body, "Discussed with the student") {
 		t.Fatalf("PUT review: %d %s", r.status, r.body)
 	}
-	a.do("teacher", "PUT", api, "application/json", strings.NewReader(`{"filters": "min=abc"}`)).must(t, http.StatusBadRequest)
-	a.do("teacher", "PUT", fmt.Sprintf("/api/v1/documents/%d/review", 999999), "application/json", strings.NewReader(`{"reviewed": true}`)).must(t, http.StatusNotFound)
+	a.api(tok, "PUT", api, "application/json", []byte(`{"filters": "min=abc"}`)).must(t, http.StatusBadRequest)
+	a.api(tok, "PUT", fmt.Sprintf("/api/v1/documents/%d/review", 999999), "application/json", []byte(`{"reviewed": true}`)).must(t, http.StatusNotFound)
 
 	// The audit log names the actions.
 	a.get("admin", "/audit").must(t, http.StatusOK, "report.filters_saved", "report.reviewed", "report.review_withdrawn")
