@@ -202,6 +202,20 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 	}
 	staff.shot("report")
 
+	// Each passage carries its source's number; the match overview beside
+	// the text stays in view and steps through the passages.
+	if n := e2eEval[int](staff, "source numbers", `document.querySelectorAll("#doc-text sup.src-num").length`); n == 0 || n != e2eEval[int](staff, "anchors", `document.querySelectorAll("#doc-text .match-anchor").length`) {
+		staff.fatalf("%d source numbers at the passages, want one per passage", n)
+	}
+	staff.do("next match", chromedp.Click(chromedp.CSS(`#match-overview [data-match-step="1"]`), chromedp.NodeVisible))
+	staff.do("next match", chromedp.Click(chromedp.CSS(`#match-overview [data-match-step="1"]`), chromedp.NodeVisible))
+	if pos := e2eEval[string](staff, "match position", `document.querySelector("[data-match-pos]").textContent`); !strings.HasPrefix(pos, "2 of ") {
+		staff.fatalf("after two steps the overview says %q, want 2 of N", pos)
+	}
+	if !e2eEval[bool](staff, "the overview in view", `(() => { const r = document.getElementById("match-overview").getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; })()`) {
+		staff.fatalf("the match overview is not in view after jumping to a match")
+	}
+
 	// The related documents (by topic) follow the sources, before the text.
 	relatedRows := `document.querySelectorAll("#related:not([hidden]) tr[data-related]").length`
 	relBefore := e2eEval[int](staff, "related rows", relatedRows)

@@ -694,6 +694,15 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 		}
 		row := rows[top.src]
 		seg := segment{Class: "hl c" + strconv.Itoa(row.Color), Href: row.Compare + "#p" + strconv.Itoa(top.n)}
+		for _, a := range active {
+			if a.r.Start == from {
+				// A passage starts here: its source's number, and an anchor
+				// the match overview's next and previous buttons jump to.
+				seg.Label = strconv.Itoa(row.Rank)
+				seg.Anchors = []string{"m" + strconv.FormatInt(a.src, 10) + "-" + strconv.Itoa(a.n)}
+				break
+			}
+		}
 		if excluded {
 			seg.Class += " ex"
 		}

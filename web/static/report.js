@@ -60,6 +60,7 @@
           }, fresh);
           region.parentNode.replaceChild(fresh, region);
           region = fresh;
+          document.dispatchEvent(new Event("plagd:region"));
           var q = fresh.getAttribute("data-query");
           history.replaceState(null, "", action + (q ? "?" + q : "") + location.hash);
           if (status) status.textContent = "";
@@ -134,7 +135,48 @@
     scrollColumnTo("b" + n, false, true);
   }
 
+  // The match overview: next and previous passage (buttons, or n and p),
+  // with "3 of 17". The anchors are found anew on every use, and a region
+  // swapped in by the filters (event plagd:region) starts the count again.
+  function matchNav() {
+    var cur = -1;
+    function anchors() { return document.querySelectorAll("#doc-text .match-anchor"); }
+    function show() {
+      var n = anchors().length;
+      each("[data-match-nav]", function (nav) { nav.hidden = n === 0; });
+      each("[data-match-pos]", function (el) { el.textContent = cur >= 0 && n ? (cur + 1) + " of " + n : n + " matches"; });
+    }
+    function step(d) {
+      var list = anchors();
+      if (!list.length) return;
+      cur = cur < 0 ? (d > 0 ? 0 : list.length - 1) : (cur + d + list.length) % list.length;
+      var a = list[cur];
+      a.scrollIntoView({ behavior: "smooth", block: "center" });
+      var m = a.nextElementSibling;
+      while (m && m.tagName !== "A" && m.tagName !== "MARK") m = m.nextElementSibling;
+      var mark = m && (m.tagName === "MARK" ? m : m.querySelector("mark"));
+      if (mark) {
+        mark.classList.add("flash");
+        setTimeout(function () { mark.classList.remove("flash"); }, 1200);
+      }
+      show();
+    }
+    document.addEventListener("click", function (ev) {
+      var b = ev.target.closest && ev.target.closest("[data-match-step]");
+      if (b) step(parseInt(b.getAttribute("data-match-step"), 10));
+    });
+    document.addEventListener("keydown", function (ev) {
+      var t = ev.target;
+      if (ev.ctrlKey || ev.metaKey || ev.altKey || (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)))) return;
+      if (ev.key === "n") step(1);
+      if (ev.key === "p") step(-1);
+    });
+    document.addEventListener("plagd:region", function () { cur = -1; show(); });
+    show();
+  }
+
   function init() {
+    matchNav();
     each("[data-print]", function (b) {
       b.hidden = false;
       b.addEventListener("click", function () { window.print(); });
