@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/plagd/plagd/disguise"
 )
@@ -88,4 +89,76 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// rgb is a colour of text or of what lies under it.
+type rgb struct{ r, g, b uint8 }
+
+// white is the page of every format unless the file says otherwise.
+var white = rgb{0xff, 0xff, 0xff}
+
+// nearColorDiff is how far apart, in every channel, text and background
+// may be for the text to count as invisible: white text (#FFFFFF) and
+// near-white text down to #EFEFEF on a white page; Word's lightest grey
+// ("White, Background 1, Darker 5%", #F2F2F2) is in, its next
+// ("Darker 15%", #D9D9D9) out.
+const nearColorDiff = 0x10
+
+// near reports whether text of colour c cannot be told from background bg.
+func (c rgb) near(bg rgb) bool {
+	d := func(a, b uint8) bool { return max(a, b)-min(a, b) <= nearColorDiff }
+	return d(c.r, bg.r) && d(c.g, bg.g) && d(c.b, bg.b)
+}
+
+// parseHexColor reads "RRGGBB", "#RRGGBB" or "#RGB".
+func parseHexColor(s string) (rgb, bool) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "#")
+	if len(s) == 3 {
+		s = string([]byte{s[0], s[0], s[1], s[1], s[2], s[2]})
+	}
+	if len(s) != 6 {
+		return rgb{}, false
+	}
+	var v [3]uint8
+	for i := range v {
+		hi, ok1 := hexDigit(s[2*i])
+		lo, ok2 := hexDigit(s[2*i+1])
+		if !ok1 || !ok2 {
+			return rgb{}, false
+		}
+		v[i] = uint8(hi<<4 | lo)
+	}
+	return rgb{v[0], v[1], v[2]}, true
+}
+
+// namedColors are the colour names the formats use for text and
+// highlighting that matter here: white, and the dark ones a white text
+// may stand on (HTML's basic names; Word's highlight names).
+var namedColors = map[string]rgb{
+	"white": white, "black": {}, "navy": {0, 0, 0x80}, "darkblue": {0, 0, 0x8b}, "blue": {0, 0, 0xff},
+	"darkgreen": {0, 0x64, 0}, "green": {0, 0x80, 0}, "darkred": {0x8b, 0, 0}, "red": {0xff, 0, 0},
+	"maroon": {0x80, 0, 0}, "purple": {0x80, 0, 0x80}, "darkmagenta": {0x8b, 0, 0x8b}, "magenta": {0xff, 0, 0xff},
+	"darkcyan": {0, 0x8b, 0x8b}, "cyan": {0, 0xff, 0xff}, "teal": {0, 0x80, 0x80}, "olive": {0x80, 0x80, 0},
+	"darkyellow": {0x80, 0x80, 0}, "yellow": {0xff, 0xff, 0}, "gray": {0x80, 0x80, 0x80}, "grey": {0x80, 0x80, 0x80},
+	"darkgray": {0x80, 0x80, 0x80}, "lightgray": {0xc0, 0xc0, 0xc0}, "silver": {0xc0, 0xc0, 0xc0},
+}
+
+// parseColor reads a hex colour or one of namedColors.
+func parseColor(s string) (rgb, bool) {
+	if c, ok := namedColors[strings.ToLower(strings.TrimSpace(s))]; ok {
+		return c, true
+	}
+	return parseHexColor(s)
+}
+
+// hiddenChars counts the characters of hidden text s, as flags count them:
+// letters, digits and marks, not spaces.
+func hiddenChars(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			n++
+		}
+	}
+	return n
 }

@@ -68,3 +68,63 @@ func TestRead_NoFlags(t *testing.T) {
 		t.Fatalf("Text %q, %v", s, err)
 	}
 }
+
+// copiedParagraph is the clean text an evader copies; hiddenLetters are
+// what they put between its words, hidden, so that the extracted words no
+// longer match the source.
+const copiedParagraph = "The committee concluded that the proposed method improves recall on reworded copies without losing precision on verbatim ones."
+
+var hiddenLetters = []string{"x", "qz", "k", "wv", "j"}
+
+// interleave builds a paragraph in some format from visible words and
+// hidden fillers: vis(word) renders a visible word with its following
+// space, hid(letters) renders hidden letters. It returns the rendering and
+// the number of hidden characters.
+func interleave(vis, hid func(string) string) (string, int) {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(copiedParagraph) {
+		sp := " "
+		if i == len(strings.Fields(copiedParagraph))-1 {
+			sp = ""
+		}
+		b.WriteString(vis(w))
+		if sp != "" {
+			h := hiddenLetters[i%len(hiddenLetters)]
+			b.WriteString(hid(h))
+			n += len(h)
+			b.WriteString(vis(sp))
+		}
+	}
+	return b.String(), n
+}
+
+// wantClean checks that r reads as the clean paragraph, word for word,
+// with one HiddenText flag of want characters whose spans lie in the text;
+// want 0: no flag at all.
+func wantClean(t *testing.T, r Result, err error, want int) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, clean := strings.Join(strings.Fields(r.Text), " "), copiedParagraph; got != clean {
+		t.Errorf("text %q\nwant %q", got, clean)
+	}
+	if want == 0 {
+		if r.Flags != nil {
+			t.Errorf("flags %+v on a file that hides nothing", r.Flags)
+		}
+		return
+	}
+	if len(r.Flags) != 1 || r.Flags[0].Kind != disguise.HiddenText || r.Flags[0].Count != want {
+		t.Fatalf("flags %+v, want one hidden_text flag of %d characters", r.Flags, want)
+	}
+	if len(r.Flags[0].Spans) == 0 || r.Flags[0].Detail == "" {
+		t.Errorf("flag without spans or detail: %+v", r.Flags[0])
+	}
+	for _, s := range r.Flags[0].Spans {
+		if s.Start != s.End || s.Start < 0 || s.Start > len(r.Text) {
+			t.Errorf("span %+v outside a text of %d bytes", s, len(r.Text))
+		}
+	}
+}

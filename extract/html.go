@@ -424,7 +424,7 @@ func (t *blockText) text(s string) {
 		t.pending = noSep
 		// A break right after a line break (or a space after a tab or
 		// space) would only add an empty line or trailing blank.
-		if t.b.Len() > 0 && t.last != '\n' && !(p == spaceSep && (t.last == '\t' || t.last == ' ')) {
+		if t.last != 0 && t.last != '\n' && !(p == spaceSep && (t.last == '\t' || t.last == ' ')) {
 			t.b.WriteByte(" \n\t\n"[p-1])
 		}
 	}
@@ -432,11 +432,16 @@ func (t *blockText) text(s string) {
 	t.last = s[len(s)-1]
 }
 
+// mark writes a hidden-text mark (Options.hide) where the text stands,
+// before any break owed: it is no text, so it neither pays the break nor
+// counts as the last byte.
+func (t *blockText) mark(m string) { t.b.WriteString(m) }
+
 // tab writes a tab character (DOCX w:tab, ODT text:tab, RTF \tab) unless
 // it would start a line or a cell: there it is indentation, or the gap
 // after a footnote's number, and not a separator between words.
 func (t *blockText) tab() {
-	if t.b.Len() == 0 || t.last == '\n' || t.pending > spaceSep {
+	if t.last == 0 || t.last == '\n' || t.pending > spaceSep {
 		return
 	}
 	t.text("\t")
