@@ -52,6 +52,21 @@ func (o Options) hide(reason string, chars int) string {
 	return string(hiddenMark)
 }
 
+// hideMore adds chars characters to the run of hidden text for reason that
+// the parser marked last, for parsers that meet a run a character at a
+// time (RTF): the run stays one run with one mark.
+func (o Options) hideMore(reason string, chars int) {
+	h := o.hidden
+	if h == nil || chars <= 0 || h.chars == nil {
+		return
+	}
+	if _, ok := h.chars[reason]; !ok {
+		return
+	}
+	h.chars[reason] += chars
+	h.total += chars
+}
+
 // flags turns the log and the marks' positions in the final text into the
 // document's HiddenText flag, or nil when nothing was left out. Marks in a
 // document that left nothing out came from the file itself: they carry no
