@@ -276,7 +276,7 @@ func (w *htmlWalker) blockSep(n *html.Node) sep {
 func tokenHTML(s string, out *blockText, opt Options) {
 	w := htmlWalker{out: out, opt: opt}
 	z := html.NewTokenizer(strings.NewReader(s))
-	hidden, nested := "", 0 // the name of the hidden element being skipped
+	hidden, nested := "", 0         // the name of the hidden element being skipped
 	why, chars, dropped := "", 0, 0 // why it is hidden, the characters skipped, dropped elements open in it
 	flush := func() {
 		if why != "" {
