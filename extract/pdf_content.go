@@ -158,6 +158,7 @@ type pageContent struct {
 	side        [][]glyph // text in other directions than the page's, one list per direction
 	failure     any       // why a content stream could not be read to its end
 	top, bottom float64
+	hidden      []pdfHiddenRun // text left out as hidden (PDFium), a mark glyph standing for each run
 }
 
 // maxPageGlyphs: a page yields at most this many glyphs; the rest of the

@@ -1,0 +1,89 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/plagd/plagd/internal/testpdf"
+)
+
+// hiddenPDFPage lays the copied paragraph out as a page content stream:
+// visible pieces drawn after visOps, hidden letters after hidOps (or, with
+// outside, off the page, without moving the pen), on wrapped lines of 11
+// pt Helvetica. before is drawn first (a box, an image).
+func hiddenPDFPage(before, visOps, hidOps string, outside bool) (string, int) {
+	const size, left, right, lead = 11.0, 72.0, 523.0, 15.0
+	x, y := left, 760.0
+	var b strings.Builder
+	b.WriteString(before + "\n")
+	put := func(ops, s string, px, py float64) {
+		fmt.Fprintf(&b, "BT %s /F1 %g Tf 1 0 0 1 %.2f %.2f Tm (%s) Tj ET\n", ops, size, px, py, testpdf.Escape(s))
+	}
+	vis := func(s string) string {
+		if w := testpdf.Width(s, size); s != " " && x+w > right {
+			x, y = left, y-lead
+		}
+		put("0 Tr "+visOps, s, x, y)
+		x += testpdf.Width(s, size)
+		return ""
+	}
+	hid := func(s string) string {
+		if outside {
+			put("0 Tr "+hidOps, s, -400, -400)
+			return ""
+		}
+		// The hidden letters' own font size, if their ops set one, decides
+		// how far they move the pen.
+		sz := size
+		if strings.Contains(hidOps, "Tf") {
+			fmt.Sscanf(strings.Fields(hidOps)[1], "%g", &sz)
+			fmt.Fprintf(&b, "BT 0 Tr %s 1 0 0 1 %.2f %.2f Tm (%s) Tj ET\n", hidOps, x, y, testpdf.Escape(s))
+		} else {
+			put("0 Tr "+hidOps, s, x, y)
+		}
+		x += testpdf.Width(s, sz)
+		return ""
+	}
+	_, n := interleave(vis, hid)
+	return b.String(), n
+}
+
+// TestPDFium_Hidden: a copied paragraph with letters hidden between its
+// words, each way a PDF page can hide them, reads as the clean paragraph
+// and is flagged; text a reader does see, and a scan's OCR layer, are
+// kept and not flagged.
+func TestPDFium_Hidden(t *testing.T) {
+	const darkBox = "0 0 0 rg 40 600 520 200 re f"
+	const image = "q 520 0 0 200 40 600 cm /Im1 Do Q"
+	for _, c := range []struct {
+		name, before, vis, hid string
+		outside, hidden        bool
+	}{
+		{name: "white", vis: "0 g", hid: "1 g", hidden: true},
+		{name: "near white", vis: "0 g", hid: "0.95 0.96 0.97 rg", hidden: true},
+		{name: "invisible", vis: "0 g", hid: "3 Tr", hidden: true},
+		{name: "tiny", vis: "0 g", hid: "/F1 0.5 Tf", hidden: true},
+		{name: "outside the page", vis: "0 g", hid: "0 g", outside: true, hidden: true},
+		{name: "white beside a white box", before: "1 g 40 600 520 200 re f", vis: "0 g", hid: "1 g", hidden: true},
+		{name: "grey", vis: "0 g", hid: "0.8 g", hidden: false},
+		{name: "small", vis: "0 g", hid: "/F1 5 Tf", hidden: false},
+		{name: "white on a dark box", before: darkBox, vis: "1 g", hid: "1 g", hidden: false},
+		{name: "white on an image", before: image, vis: "1 g", hid: "1 g", hidden: false},
+		{name: "OCR layer over a scan", before: image, vis: "3 Tr", hid: "3 Tr", hidden: false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			page, n := hiddenPDFPage(c.before, c.vis, c.hid, c.outside)
+			pdf := testpdf.Pages(page)
+			r, err := Read(context.Background(), pdf, "a.pdf", "", Options{})
+			if !c.hidden {
+				if err != nil || r.Flags != nil || !strings.Contains(r.Text, "qz") {
+					t.Fatalf("seen text changed: %q %+v %v", r.Text, r.Flags, err)
+				}
+				return
+			}
+			wantClean(t, r, err, n)
+		})
+	}
+}
