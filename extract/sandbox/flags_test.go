@@ -1,13 +1,17 @@
 package sandbox
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/plagd/plagd/disguise"
+	"github.com/plagd/plagd/extract"
 )
 
 // hostileFlags is what a child made to lie could send: too many flags,
@@ -70,4 +74,39 @@ func checkBounded(t *testing.T, fs []disguise.Flag, textLen int) {
 			}
 		}
 	}
+}
+
+// TestRead_HiddenTextThroughAChild: the flags of a document read in a
+// child come back with its text.
+func TestRead_HiddenTextThroughAChild(t *testing.T) {
+	p := testPool(t, Config{Workers: 1, Timeout: 30 * time.Second})
+	r, err := p.Read(context.Background(), hiddenDOCX(t), "a.docx", "", extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Text != "seen text" || len(r.Flags) != 1 || r.Flags[0].Kind != disguise.HiddenText || r.Flags[0].Count != 6 ||
+		len(r.Flags[0].Spans) != 1 || r.Flags[0].Spans[0] != (disguise.Span{Start: 5, End: 5}) {
+		t.Fatalf("got %q %+v", r.Text, r.Flags)
+	}
+	if st := p.Stats(); st.Started == 0 {
+		t.Fatal("no child was started: the document was read in-process")
+	}
+}
+
+// hiddenDOCX is a DOCX reading "seen text" with a hidden run of six
+// letters after "seen ".
+func hiddenDOCX(t *testing.T) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("word/document.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(w, `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p>`+
+		`<w:r><w:t xml:space="preserve">seen </w:t></w:r><w:r><w:rPr><w:vanish/></w:rPr><w:t>HIDDEN</w:t></w:r><w:r><w:t>text</w:t></w:r>`+
+		`</w:p></w:body></w:document>`)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
