@@ -123,7 +123,11 @@ func parseGoPDF(content []byte, opt Options) (string, error) {
 	if err := unreadable(r, contents); err != nil {
 		return "", err
 	}
-	return pdfText(content, contents, opt)
+	text, err := pdfText(content, contents, opt)
+	if err == nil && hasWords(text) {
+		reportHidden(opt, contents)
+	}
+	return text, err
 }
 
 // pdfText is the text of a document's pages, whichever engine read them:

@@ -19,20 +19,8 @@ package extract
 // the page), which the layout keeps in line and normalize turns into a
 // span.
 
-// Text render modes (PDF 32000-1, 9.3.6).
-const (
-	renderFill          = 0
-	renderInvisible     = 3
-	renderFillClip      = 4
-	renderClip          = 7
-	minFillAlpha        = 13 // of 255: 5 % opacity
-	reasonInvisible     = "invisible text (render mode 3)"
-	reasonTransparent   = "transparent text"
-	reasonTiny          = "tiny text (under 1 pt)"
-	reasonOutside       = "text outside the page"
-	reasonWhite         = "white text on a white page"
-	pdfiumHiddenScratch = 56 // where in the scratch buffer these calls write
-)
+// pdfiumHiddenScratch is where in the scratch buffer these calls write.
+const pdfiumHiddenScratch = 56
 
 // pdfiumLook is what one page's characters are judged against.
 type pdfiumLook struct {
@@ -201,64 +189,4 @@ func (s *pdfiumSession) hasImage(page uint64, bud *budget) bool {
 		}
 	}
 	return false
-}
-
-// pdfHiddenRun is a run of hidden characters a page left out.
-type pdfHiddenRun struct {
-	why   string
-	chars int
-}
-
-// dropHidden removes the hidden glyphs of a page (why[i] != "" for glyph
-// i), putting one mark glyph per run of them, and records the runs in out.
-// ocrLayer keeps invisible text: the page is a scan's OCR layer.
-func dropHidden(out *pageContent, orient []int, why []string, ocrLayer bool) []int {
-	kept := make([]glyph, 0, len(out.glyphs))
-	keptOrient := make([]int, 0, len(orient))
-	run := -1 // index in out.hidden of the run being read, -1 after a seen glyph
-	for i, g := range out.glyphs {
-		w := why[i]
-		if w == reasonInvisible && ocrLayer {
-			w = ""
-		}
-		if w == "" {
-			kept = append(kept, g)
-			keptOrient = append(keptOrient, orient[i])
-			run = -1
-			continue
-		}
-		n := hiddenChars(g.s)
-		out.drawn -= n
-		if run >= 0 && out.hidden[run].why == w {
-			out.hidden[run].chars += n
-			continue
-		}
-		out.hidden = append(out.hidden, pdfHiddenRun{why: w})
-		run = len(out.hidden) - 1
-		out.hidden[run].chars = n
-		mark := glyph{x: g.x, y: g.y, size: g.size, s: string(hiddenMark)}
-		q := orient[i]
-		if w == reasonOutside {
-			if len(kept) == 0 {
-				continue // nowhere to stand: counted, not placed
-			}
-			prev := kept[len(kept)-1]
-			mark = glyph{x: prev.end(), y: prev.y, size: prev.size, s: string(hiddenMark)}
-			q = keptOrient[len(keptOrient)-1]
-		}
-		kept = append(kept, mark)
-		keptOrient = append(keptOrient, q)
-	}
-	out.glyphs = kept
-	return keptOrient
-}
-
-// reportHidden records the hidden runs of the pages whose text is the
-// document's.
-func reportHidden(opt Options, contents []pageContent) {
-	for _, c := range contents {
-		for _, r := range c.hidden {
-			opt.hide(r.why, r.chars)
-		}
-	}
 }

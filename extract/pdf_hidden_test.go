@@ -50,11 +50,11 @@ func hiddenPDFPage(before, visOps, hidOps string, outside bool) (string, int) {
 	return b.String(), n
 }
 
-// TestPDFium_Hidden: a copied paragraph with letters hidden between its
+// TestPDF_Hidden: a copied paragraph with letters hidden between its
 // words, each way a PDF page can hide them, reads as the clean paragraph
-// and is flagged; text a reader does see, and a scan's OCR layer, are
-// kept and not flagged.
-func TestPDFium_Hidden(t *testing.T) {
+// and is flagged, with either engine; text a reader does see, and a
+// scan's OCR layer, are kept and not flagged.
+func TestPDF_Hidden(t *testing.T) {
 	const darkBox = "0 0 0 rg 40 600 520 200 re f"
 	const image = "q 520 0 0 200 40 600 cm /Im1 Do Q"
 	for _, c := range []struct {
@@ -73,17 +73,19 @@ func TestPDFium_Hidden(t *testing.T) {
 		{name: "white on an image", before: image, vis: "1 g", hid: "1 g", hidden: false},
 		{name: "OCR layer over a scan", before: image, vis: "3 Tr", hid: "3 Tr", hidden: false},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			page, n := hiddenPDFPage(c.before, c.vis, c.hid, c.outside)
-			pdf := testpdf.Pages(page)
-			r, err := Read(context.Background(), pdf, "a.pdf", "", Options{})
-			if !c.hidden {
-				if err != nil || r.Flags != nil || !strings.Contains(r.Text, "qz") {
-					t.Fatalf("seen text changed: %q %+v %v", r.Text, r.Flags, err)
+		for _, engine := range []PDFEngine{PDFEnginePDFium, PDFEngineGo} {
+			t.Run(c.name+"/"+string(engine), func(t *testing.T) {
+				page, n := hiddenPDFPage(c.before, c.vis, c.hid, c.outside)
+				pdf := testpdf.Pages(page)
+				r, err := Read(context.Background(), pdf, "a.pdf", "", Options{PDFEngine: engine})
+				if !c.hidden {
+					if err != nil || r.Flags != nil || !strings.Contains(r.Text, "qz") {
+						t.Fatalf("seen text changed: %q %+v %v", r.Text, r.Flags, err)
+					}
+					return
 				}
-				return
-			}
-			wantClean(t, r, err, n)
-		})
+				wantClean(t, r, err, n)
+			})
+		}
 	}
 }
