@@ -24,6 +24,11 @@ const pdfiumHiddenScratch = 56
 
 // pdfiumLook is what one page's characters are judged against.
 type pdfiumLook struct {
+	// objects: some text object of the page is invisible, transparent or
+	// white, or the page holds forms (whose objects are not listed), so
+	// each character's text object is looked at; otherwise only sizes and
+	// places are, which cost no call.
+	objects      bool
 	crop         [4]float64 // left, bottom, right, top
 	cropOK       bool
 	obj          uint64 // the text object of the last character
@@ -37,9 +42,12 @@ type pdfiumLook struct {
 // hiddenWhy says why character i, drawn at geo with glyph g, cannot be
 // seen, or "".
 func (s *pdfiumSession) hiddenWhy(look *pdfiumLook, tp uint64, i int, geo charGeometry, g glyph, bud *budget) (string, error) {
-	obj, err := s.call("FPDFText_GetTextObject", tp, uint64(i))
-	if err != nil {
-		return "", err
+	obj := uint64(0)
+	if look.objects {
+		var err error
+		if obj, err = s.call("FPDFText_GetTextObject", tp, uint64(i)); err != nil {
+			return "", err
+		}
 	}
 	if obj != look.obj {
 		look.obj, look.objWhy, look.objWhite = obj, "", false
@@ -102,6 +110,44 @@ func (s *pdfiumSession) judgeTextObject(look *pdfiumLook, obj uint64) error {
 		look.objWhite = true
 	}
 	return nil
+}
+
+// pageObjText is FPDF_PAGEOBJ_TEXT.
+const pageObjText = 1
+
+// suspectObjects tells whether a page's characters need their text
+// objects looked at: a text object among the page's is invisible,
+// transparent or white, or the page has forms, whose objects this does not
+// list. One pass over the page's objects costs far less than a call per
+// character on the pages, nearly all, where nothing is suspect; on a page
+// of more objects than half its chars (a drawing) the pass would cost
+// more, and the answer is yes. A failed call answers yes too.
+func (s *pdfiumSession) suspectObjects(page uint64, chars int, bud *budget) bool {
+	n, err := s.call("FPDFPage_CountObjects", page)
+	if err != nil || 2*int32Of(n) > chars {
+		return true
+	}
+	var look pdfiumLook
+	for i := range int32Of(n) {
+		bud.spend(4)
+		obj, err := s.call("FPDFPage_GetObject", page, uint64(i))
+		if err != nil || obj == 0 {
+			return true
+		}
+		t, err := s.call("FPDFPageObj_GetType", obj)
+		if err != nil {
+			return true
+		}
+		switch int32Of(t) {
+		case pageObjForm:
+			return true
+		case pageObjText:
+			if err := s.judgeTextObject(&look, obj); err != nil || look.objWhy != "" || look.objWhite {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fillColor is FPDFPageObj_GetFillColor: the object's fill and its alpha.

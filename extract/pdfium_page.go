@@ -100,6 +100,9 @@ func (s *pdfiumSession) readPage(doc uint64, index int, bud *budget) pageContent
 	var orient []int
 	var why []string // per glyph: why it cannot be seen, "" when it can
 	look := pdfiumLook{page: page}
+	if chars > 0 {
+		look.objects = s.suspectObjects(page, chars, bud)
+	}
 	left, top, right, bottom, boxOK := s.pageBox(page)
 	if boxOK {
 		look.crop, look.cropOK = [4]float64{min(left, right), min(bottom, top), max(left, right), max(bottom, top)}, true
