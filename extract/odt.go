@@ -119,11 +119,11 @@ type odtLook struct {
 	para  bool // a paragraph or heading
 }
 
-func (l odtLook) hidden() string {
+func (l odtLook) hidden(page rgb) string {
 	if l.block != "" {
 		return l.block
 	}
-	return l.props.hiddenReason()
+	return l.props.hiddenReason(page)
 }
 
 // odtWalkXML reads an ODF content.xml or flat ODT document.
@@ -161,7 +161,7 @@ func (w *odtWalker) walk() error {
 			w.end(t)
 		case xml.CharData:
 			if w.paras > 0 {
-				if why := w.look().hidden(); why != "" {
+				if why := w.look().hidden(w.styles.page); why != "" {
 					w.out.mark(w.opt.hide(why, hiddenChars(string(t))))
 				} else {
 					w.out.flow(string(t))
@@ -177,11 +177,17 @@ func (w *odtWalker) start(t xml.StartElement) error {
 		case t.Name == (xml.Name{Space: nsODFOffice, Local: "body"}):
 			w.inBody = true
 		case t.Name.Space == nsODFOffice && (t.Name.Local == "automatic-styles" || t.Name.Local == "styles"):
-			var x odtStylesXML
+			var x struct {
+				odtStylesXML
+				odtPageLayoutsXML
+			}
 			if err := w.d.DecodeElement(&x, &t); err != nil {
 				return err
 			}
-			w.styles.add(x)
+			w.styles.add(x.odtStylesXML)
+			if t.Name.Local == "automatic-styles" && len(x.Layouts) > 0 {
+				w.styles.setPage(x.odtPageLayoutsXML) // a flat ODT's
+			}
 			return nil
 		case w.depth > 0:
 			// Styles (with headers and footers), metadata, settings, fonts.
@@ -204,7 +210,7 @@ func (w *odtWalker) start(t xml.StartElement) error {
 	if t.Name.Space != nsODFText && t.Name.Space != nsODFTable {
 		return nil
 	}
-	hidden := w.look().hidden() != ""
+	hidden := w.look().hidden(w.styles.page) != ""
 	switch t.Name.Local {
 	case "p", "h":
 		w.paras++

@@ -64,8 +64,9 @@ func (p odtProps) over(under odtProps) odtProps {
 // odtDefaultPt is the size of text whose styles give none (LibreOffice's).
 const odtDefaultPt = 12
 
-// hiddenReason says why text with properties p cannot be seen, or "".
-func (p odtProps) hiddenReason() string {
+// hiddenReason says why text with properties p, on a page of colour page,
+// cannot be seen, or "".
+func (p odtProps) hiddenReason(page rgb) string {
 	size := p.sizePt
 	if size == 0 {
 		size = odtDefaultPt
@@ -73,7 +74,7 @@ func (p odtProps) hiddenReason() string {
 			size = odtDefaultPt * p.sizePct / 100
 		}
 	}
-	bg := white
+	bg := page
 	switch {
 	case p.textBgOK:
 		bg = p.tbg
@@ -176,10 +177,40 @@ func odtLength(s string) (pt, pct float64) {
 type odtStyles struct {
 	own      map[[2]string]odtStyleXML
 	defaults map[string]odtProps // by family
+	page     rgb                 // the page colour
 }
 
 func newODTStyles() *odtStyles {
-	return &odtStyles{own: map[[2]string]odtStyleXML{}, defaults: map[string]odtProps{}}
+	return &odtStyles{own: map[[2]string]odtStyleXML{}, defaults: map[string]odtProps{}, page: white}
+}
+
+// odtPageLayoutsXML are the page layouts of an office:automatic-styles.
+type odtPageLayoutsXML struct {
+	Layouts []struct {
+		Props struct {
+			Bg string `xml:"background-color,attr"`
+		} `xml:"page-layout-properties"`
+	} `xml:"page-layout"`
+}
+
+// setPage takes the page colour from the page layouts when they all give
+// the same colour; layouts that disagree (a dark title page) leave white.
+func (st *odtStyles) setPage(x odtPageLayoutsXML) {
+	var page rgb
+	found := false
+	for _, l := range x.Layouts {
+		c, ok := parseHexColor(l.Props.Bg)
+		if !ok {
+			c = white // "transparent" or none: the paper
+		}
+		if found && c != page {
+			return
+		}
+		page, found = c, true
+	}
+	if found {
+		st.page = page
+	}
 }
 
 // add records the styles of one office:styles or office:automatic-styles
@@ -222,10 +253,12 @@ func loadODTStyles(z *zipFile) *odtStyles {
 		return st
 	}
 	var doc struct {
-		Styles odtStylesXML `xml:"styles"`
+		Styles odtStylesXML      `xml:"styles"`
+		Auto   odtPageLayoutsXML `xml:"automatic-styles"`
 	}
 	if xml.Unmarshal(b, &doc) == nil {
 		st.add(doc.Styles)
+		st.setPage(doc.Auto)
 	}
 	return st
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,5 +100,46 @@ func TestODT_HiddenBlocks(t *testing.T) {
 	r, err := Read(context.Background(), odtHiddenOf(t, "", `<text:p>`+copiedParagraph+`</text:p><text:p><text:hidden-paragraph text:is-hidden="false"/>shown</text:p>`), "a.odt", "", Options{})
 	if err != nil || !strings.HasSuffix(r.Text, "shown") || r.Flags != nil {
 		t.Fatalf("a shown paragraph: %q %+v %v", r.Text, r.Flags, err)
+	}
+}
+
+// TestODT_HiddenOnDarkPage: white text on a page whose layout is dark is
+// seen; on a page whose layouts disagree (a dark title page only), it is
+// judged against white.
+func TestODT_HiddenOnDarkPage(t *testing.T) {
+	layout := func(bgs ...string) string {
+		s := `<office:automatic-styles>`
+		for i, bg := range bgs {
+			s += `<style:page-layout style:name="pm` + strconv.Itoa(i) + `"><style:page-layout-properties fo:background-color="` + bg + `"/></style:page-layout>`
+		}
+		return s + `</office:automatic-styles>`
+	}
+	body, n := interleave(func(s string) string { return s }, func(s string) string { return `<text:span text:style-name="T1">` + s + `</text:span>` })
+	content := `<?xml version="1.0" encoding="UTF-8"?><office:document-content ` + odfNS +
+		` xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"><office:automatic-styles>` +
+		`<style:style style:name="T1" style:family="text"><style:text-properties fo:color="#ffffff"/></style:style></office:automatic-styles>` +
+		`<office:body><office:text><text:p>` + body + `</text:p></office:text></office:body></office:document-content>`
+	for _, c := range []struct {
+		name   string
+		bgs    []string
+		hidden bool
+	}{
+		{"dark page", []string{"#1a1a1a"}, false},
+		{"dark pages", []string{"#1a1a1a", "#1a1a1a"}, false},
+		{"dark title page only", []string{"#1a1a1a", "transparent"}, true},
+		{"white page", []string{"#ffffff"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			styles := strings.Replace(odtTestStyles, `<office:styles>`, layout(c.bgs...)+`<office:styles>`, 1)
+			doc := zipDeflated(t, "mimetype", "application/vnd.oasis.opendocument.text", "content.xml", content, "styles.xml", styles)
+			r, err := Read(context.Background(), doc, "a.odt", "", Options{})
+			if !c.hidden {
+				if err != nil || r.Flags != nil || !strings.Contains(r.Text, "qz") {
+					t.Fatalf("seen text changed: %q %+v %v", r.Text, r.Flags, err)
+				}
+				return
+			}
+			wantClean(t, r, err, n)
+		})
 	}
 }
