@@ -89,3 +89,26 @@ func TestPDF_Hidden(t *testing.T) {
 		}
 	}
 }
+
+// TestPDF_HiddenBySize: the size that counts is the one on the page, the
+// font size times the text matrix's scale: 1 pt text scaled by 11 is seen,
+// 11 pt text scaled by 0.05 is not.
+func TestPDF_HiddenBySize(t *testing.T) {
+	page := "BT /F1 1 Tf 11 0 0 11 72 700 Tm (Scaled up text stays) Tj ET\n" +
+		"BT /F1 11 Tf 0.05 0 0 0.05 200 700 Tm (zqzq) Tj ET\n" +
+		"BT /F1 11 Tf 1 0 0 1 72 680 Tm (in the text.) Tj ET"
+	for _, engine := range []PDFEngine{PDFEnginePDFium, PDFEngineGo} {
+		t.Run(string(engine), func(t *testing.T) {
+			r, err := Read(context.Background(), testpdf.Pages(page), "a.pdf", "", Options{PDFEngine: engine})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(strings.Fields(r.Text), " "); got != "Scaled up text stays in the text." {
+				t.Errorf("text %q", got)
+			}
+			if len(r.Flags) != 1 || r.Flags[0].Count != 4 || !strings.Contains(r.Flags[0].Detail, "tiny") {
+				t.Errorf("flags %+v, want 4 tiny characters", r.Flags)
+			}
+		})
+	}
+}
