@@ -95,6 +95,7 @@ type docxWalker struct {
 	pFill   docxFill  // the current paragraph's shading
 	cellBg  []docxFill
 	styledT []bool // open tables: has a table style
+	boxes   int    // open text boxes (w:txbxContent), whose shape's fill is not read
 }
 
 // docxFill is a shading that may be absent.
@@ -236,6 +237,8 @@ func (w *docxWalker) start(t xml.StartElement) error {
 		w.cellBg = append(w.cellBg, docxFill{})
 	case "tbl":
 		w.styledT = append(w.styledT, false)
+	case "txbxContent":
+		w.boxes++
 	}
 	w.stack = append(w.stack, name)
 	return nil
@@ -285,7 +288,10 @@ func (w *docxWalker) hiddenReason() string {
 		bg = w.pFill.c
 	case len(w.cellBg) > 0 && w.cellBg[len(w.cellBg)-1].set:
 		bg = w.cellBg[len(w.cellBg)-1].c
-	case len(w.styledT) > 0 && w.styledT[len(w.styledT)-1]:
+	case len(w.styledT) > 0 && w.styledT[len(w.styledT)-1], w.boxes > 0:
+		// A table style may fill the cells, a shape the text box (white
+		// titles on coloured shapes are the cover pages of Word's
+		// templates): the colour under the text is not known.
 		bgOK = false
 	}
 	return docxHiddenReason(p, bg, bgOK)
@@ -308,8 +314,11 @@ func (w *docxWalker) end(t xml.EndElement) {
 		w.out.brk(tabSep)
 	case "tr", "tbl", "footnote", "endnote", "txbxContent":
 		w.out.brk(lineSep)
-		if name == "tbl" {
+		switch name {
+		case "tbl":
 			w.styledT = w.styledT[:len(w.styledT)-1]
+		case "txbxContent":
+			w.boxes--
 		}
 	}
 }

@@ -14,7 +14,8 @@ import (
 //     shading (w:shd fill) or highlight, else its paragraph's shading, else
 //     its table cell's, else the page colour (w:background, white by
 //     default). Inside a table that has a table style, whose conditional
-//     formatting may fill the cells, the colour is not judged.
+//     formatting may fill the cells, and inside a text box, whose shape
+//     may be filled, the colour is not judged.
 
 // docxProps are the run properties that decide whether a run is seen.
 // Each has a set flag: an unset property falls through to the style

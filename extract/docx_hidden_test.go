@@ -31,6 +31,7 @@ func TestDOCX_Hidden(t *testing.T) {
 		pPr     string
 		before  string // the document's body starts with this (page background)
 		table   string // "": no table; else the table's properties, cell properties
+		box     bool   // the paragraph is in a text box of a drawing
 		hidden  bool
 		rStyled bool
 	}{
@@ -54,10 +55,16 @@ func TestDOCX_Hidden(t *testing.T) {
 		{name: "white in a dark cell", rPr: `<w:color w:val="FFFFFF"/>`, table: `<w:tblPr/>|<w:tcPr><w:shd w:val="clear" w:fill="000000"/></w:tcPr>`, hidden: false},
 		{name: "white in a styled table", rPr: `<w:color w:val="FFFFFF"/>`, table: `<w:tblPr><w:tblStyle w:val="GridTable4"/></w:tblPr>|<w:tcPr/>`, hidden: false},
 		{name: "white in a plain cell", rPr: `<w:color w:val="FFFFFF"/>`, table: `<w:tblPr/>|<w:tcPr/>`, hidden: true},
+		{name: "white in a text box", rPr: `<w:color w:val="FFFFFF"/>`, box: true, hidden: false},
+		{name: "vanish in a text box", rPr: `<w:vanish/>`, box: true, hidden: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			body, n := interleave(vis, func(s string) string { return docxRun(c.rPr, s) })
 			body = `<w:p><w:pPr>` + c.pPr + `</w:pPr>` + body + `</w:p>`
+			if c.box {
+				body = `<w:p><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><wps:wsp xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">` +
+					`<wps:txbx><w:txbxContent>` + body + `</w:txbxContent></wps:txbx></wps:wsp></w:drawing></mc:Choice></mc:AlternateContent></w:r></w:p>`
+			}
 			if c.table != "" {
 				tbl, tc, _ := strings.Cut(c.table, "|")
 				body = `<w:tbl>` + tbl + `<w:tr><w:tc>` + tc + body + `</w:tc></w:tr></w:tbl>`

@@ -275,6 +275,11 @@ func (w *odtWalker) lookOf(t xml.StartElement) odtLook {
 			l.block = "hidden sections"
 		}
 		return l
+	case xml.Name{Space: nsODFDraw, Local: "frame"}, xml.Name{Space: nsODFDraw, Local: "custom-shape"}:
+		// What lies under the text is the shape's fill, not the page.
+		l.props.inShape = true
+		l.props.textBgOK, l.props.paraBgOK, l.props.cellBgOK = false, false, false
+		return l
 	default:
 		return l
 	}

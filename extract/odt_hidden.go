@@ -32,6 +32,9 @@ type odtProps struct {
 	paraBgOK        bool
 	cellBg          rgb
 	cellBgOK        bool
+	// inShape: inside a frame or shape (draw:*), whose fill is not read:
+	// without a background of its own, the text's colour is not judged.
+	inShape bool
 }
 
 // over returns p with its unset properties taken from under.
@@ -58,6 +61,7 @@ func (p odtProps) over(under odtProps) odtProps {
 	if !p.cellBgOK {
 		p.cellBg, p.cellBgOK = under.cellBg, under.cellBgOK
 	}
+	p.inShape = p.inShape || under.inShape
 	return p
 }
 
@@ -74,21 +78,21 @@ func (p odtProps) hiddenReason(page rgb) string {
 			size = odtDefaultPt * p.sizePct / 100
 		}
 	}
-	bg := page
+	bg, bgOK := page, !p.inShape
 	switch {
 	case p.textBgOK:
-		bg = p.tbg
+		bg, bgOK = p.tbg, true
 	case p.paraBgOK:
-		bg = p.paraBg
+		bg, bgOK = p.paraBg, true
 	case p.cellBgOK:
-		bg = p.cellBg
+		bg, bgOK = p.cellBg, true
 	}
 	switch {
 	case p.noneSet && p.none:
 		return "hidden text (text:display none)"
 	case size <= 1:
 		return "tiny text (1 pt or less)"
-	case p.colorSet && p.color.near(bg):
+	case bgOK && p.colorSet && p.color.near(bg):
 		return "text in its background's colour"
 	}
 	return ""

@@ -38,6 +38,7 @@ func TestODT_Hidden(t *testing.T) {
 		span   string // style of the hidden spans, T1 when empty
 		para   string // paragraph attributes and automatic style P1's properties: "attrs|props"
 		cell   string // table cell background; "": no table
+		frame  bool   // the paragraph is in a text box of a frame
 		hidden bool
 	}{
 		{name: "display none", props: `text:display="none"`, hidden: true},
@@ -49,6 +50,8 @@ func TestODT_Hidden(t *testing.T) {
 		{name: "tiny by percentage of a small paragraph", props: `fo:font-size="12%"`, para: `text:style-name="Small"|`, hidden: true},
 		{name: "white by common style", span: "GhostChild", hidden: true},
 		{name: "white in a plain cell", props: `fo:color="#ffffff"`, cell: "none", hidden: true},
+		{name: "white in a frame", props: `fo:color="#ffffff"`, frame: true, hidden: false},
+		{name: "display none in a frame", props: `text:display="none"`, frame: true, hidden: true},
 		{name: "style cycle", span: "Loop1", hidden: false},
 		{name: "grey is seen", props: `fo:color="#d9d9d9"`, hidden: false},
 		{name: "small is seen", props: `fo:font-size="6pt"`, hidden: false},
@@ -68,6 +71,9 @@ func TestODT_Hidden(t *testing.T) {
 			}
 			body, n := interleave(vis, func(s string) string { return `<text:span text:style-name="` + span + `">` + s + `</text:span>` })
 			body = `<text:p ` + attrs + `>` + body + `</text:p>`
+			if c.frame {
+				body = `<text:p><draw:frame draw:name="f"><draw:text-box>` + body + `</draw:text-box></draw:frame></text:p>`
+			}
 			if c.cell != "" {
 				body = `<table:table><table:table-row><table:table-cell table:style-name="C1">` + body + `</table:table-cell></table:table-row></table:table>`
 			}
