@@ -22,7 +22,8 @@ func parseWith(t *testing.T, p parser, content []byte) string {
 	if err != nil {
 		t.Fatalf("unexpected error: %v", err)
 	}
-	return normalize(text)
+	text, _ = normalize(text)
+	return text
 }
 
 // wantErrorKind checks that err is an *Error of kind k whose reason
@@ -250,6 +251,7 @@ func FuzzHTML(f *testing.F) {
 		"<a href=#1>1</a><svg><p>x</svg>",
 		"\xff\xfe<\x00p\x00>\x00",
 		strings.Repeat("<div>", 100),
+		`<div style="background:#000"><p>a<span style="color:white;font-size:0.01em">b</span><font color=white>c</font></p></div><b style="opacity:0">d</b>`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -78,6 +78,9 @@ func parsePDF(content []byte, opt Options) (string, error) {
 	}
 	text, err := pdfText(content, contents, pdfiumOpt)
 	if err == nil && hasWords(text) {
+		// The hidden text PDFium's pages left out is the document's
+		// finding only now that their text is the document's.
+		reportHidden(opt, contents)
 		return text, nil
 	}
 	// PDFium found nothing to read. The Go reader reads a few files
@@ -120,7 +123,11 @@ func parseGoPDF(content []byte, opt Options) (string, error) {
 	if err := unreadable(r, contents); err != nil {
 		return "", err
 	}
-	return pdfText(content, contents, opt)
+	text, err := pdfText(content, contents, opt)
+	if err == nil && hasWords(text) {
+		reportHidden(opt, contents)
+	}
+	return text, err
 }
 
 // pdfText is the text of a document's pages, whichever engine read them:

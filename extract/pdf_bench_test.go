@@ -10,7 +10,9 @@ import (
 )
 
 // BenchmarkPDF times reading PDFs with each engine: the PDF fixtures and
-// a 100-page thesis-like document (docs/EXTRACTION.md, "Speed"):
+// a 100-page thesis-like document (docs/EXTRACTION.md, "Speed"). Besides
+// wall time it reports the process's CPU time per read (cpu-ms/op), which
+// other work on a shared machine disturbs far less:
 //
 //	go test -run '^$' -bench BenchmarkPDF -benchtime 20x ./extract/
 func BenchmarkPDF(b *testing.B) {
@@ -33,11 +35,13 @@ func BenchmarkPDF(b *testing.B) {
 		for name, data := range files {
 			b.Run(string(engine)+"/"+name, func(b *testing.B) {
 				b.SetBytes(int64(len(data)))
+				cpu := processCPU()
 				for b.Loop() {
 					if _, err := Text(data, "x.pdf", "", Options{PDFEngine: engine}); err != nil {
 						b.Fatal(err)
 					}
 				}
+				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			})
 		}
 	}

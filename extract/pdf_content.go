@@ -145,6 +145,12 @@ type textState struct {
 	ctm                      pdfMatrix
 	font                     *pdfFont
 	size, tc, tw, th, tl, ts float64
+	// What decides whether text is seen (pdf_hidden.go): the render
+	// mode, and the fill colour when its colour space is one plagd reads
+	// (DeviceGray, DeviceRGB, DeviceCMYK, or numbers of such a count).
+	tr     int
+	fill   rgb
+	fillOK bool
 }
 
 // pageContent is what a page draws: glyphs, and how many images and
@@ -158,6 +164,7 @@ type pageContent struct {
 	side        [][]glyph // text in other directions than the page's, one list per direction
 	failure     any       // why a content stream could not be read to its end
 	top, bottom float64
+	hidden      []pdfHiddenRun // text left out as hidden (PDFium), a mark glyph standing for each run
 }
 
 // maxPageGlyphs: a page yields at most this many glyphs; the rest of the
@@ -210,6 +217,11 @@ type interp struct {
 	out    pageContent
 	orient []int           // per glyph: its rotation in quarter turns
 	forms  map[objRef]bool // the form XObjects being drawn, against a form drawing itself
+
+	why     []string   // per glyph: why it cannot be seen, "" when it can (reasonWhite: if nothing colours the page)
+	crop    [4]float64 // the page's crop box: left, bottom, right, top
+	cropOK  bool
+	covered bool // a filled path not near white, or a shading, colours the page somewhere
 }
 
 // readPage interprets a page. A content stream the library cannot parse
@@ -217,7 +229,11 @@ type interp struct {
 // stream costs its own text, not the page's or the document's.
 func readPage(p pdf.Page, doc *pdfDoc) pageContent {
 	in := &interp{doc: doc, bud: doc.bud, forms: map[objRef]bool{}}
+	if l, b, r, t, ok := rawPageBox(p); ok {
+		in.crop, in.cropOK = [4]float64{min(l, r), min(b, t), max(l, r), max(b, t)}, true
+	}
 	in.run(p.V.Key("Contents"), p.V.Key("Resources"), pageResources(p), identity, 0)
+	in.dropHidden()
 	q := mainQuarter(in.orient)
 	in.out.glyphs, in.out.side = splitOrientation(in.out.glyphs, in.orient, q)
 	in.out.bottom, in.out.top = pageBox(p, q, in.out.glyphs)
@@ -243,6 +259,16 @@ func pageResources(p pdf.Page) pdf.Value {
 // pageBox returns the vertical extent of the page (crop box, else media
 // box, inheritable), in the orientation q of its text.
 func pageBox(p pdf.Page, q int, glyphs []glyph) (bottom, top float64) {
+	l, b, r, t, ok := rawPageBox(p)
+	if !ok {
+		return glyphExtent(glyphs)
+	}
+	return verticalExtent(q, l, b, r, t)
+}
+
+// rawPageBox is the page's crop box, else its media box, inheritable, as
+// the file gives it.
+func rawPageBox(p pdf.Page) (left, bottom, right, top float64, ok bool) {
 	var box pdf.Value
 	v := p.V
 	for range 32 {
@@ -260,9 +286,9 @@ func pageBox(p pdf.Page, q int, glyphs []glyph) (bottom, top float64) {
 		v = v.Key("Parent")
 	}
 	if box.Len() != 4 {
-		return glyphExtent(glyphs)
+		return 0, 0, 0, 0, false
 	}
-	return verticalExtent(q, box.Index(0).Float64(), box.Index(1).Float64(), box.Index(2).Float64(), box.Index(3).Float64())
+	return box.Index(0).Float64(), box.Index(1).Float64(), box.Index(2).Float64(), box.Index(3).Float64(), true
 }
 
 func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth int) {
@@ -284,7 +310,7 @@ func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth i
 		}
 	}()
 	fonts := map[string]*pdfFont{}
-	st := textState{ctm: ctm, th: 1}
+	st := textState{ctm: ctm, th: 1, fillOK: true} // black
 	var stack []textState
 	var tm, tlm pdfMatrix
 	inImage := false
@@ -394,6 +420,26 @@ func (in *interp) run(contents, res, inherited pdf.Value, ctm pdfMatrix, depth i
 					tm = pdfMatrix{1, 0, 0, 1, tx, 0}.mul(tm)
 				}
 			}
+		case "Tr":
+			st.tr = int(num(0))
+		case "g", "rg", "k":
+			st.fill, st.fillOK = deviceColor(args)
+		case "cs":
+			switch len(args) {
+			case 1:
+				n := args[0].Name()
+				st.fill, st.fillOK = rgb{}, n == "DeviceGray" || n == "DeviceRGB" || n == "DeviceCMYK"
+			}
+		case "sc", "scn":
+			if st.fillOK {
+				st.fill, st.fillOK = deviceColor(args)
+			}
+		case "f", "F", "f*", "B", "B*", "b", "b*":
+			if !st.fillOK || !st.fill.near(white) {
+				in.covered = true
+			}
+		case "sh":
+			in.covered = true
 		case "BI":
 			in.out.images++
 		case "ID":
@@ -461,6 +507,7 @@ func (in *interp) show(raw string, st *textState, tm pdfMatrix) pdfMatrix {
 			}
 			in.out.glyphs = append(in.out.glyphs, g)
 			in.orient = append(in.orient, q)
+			in.why = append(in.why, in.hiddenWhy(st, trm, g))
 		}
 		tx := w0*st.size + st.tc
 		if step == 1 && code == ' ' {

@@ -30,7 +30,7 @@ type pdfiumCalls struct {
 	mem     api.Memory
 	fns     map[string]wasmFunc
 	stack   [8]uint64
-	scratch uint32 // 64 bytes of guest memory for out-parameters
+	scratch uint32 // scratchBytes of guest memory for out-parameters
 }
 
 // pdfiumExports are the functions bound by bindPDFium.
@@ -43,6 +43,9 @@ var pdfiumExports = []string{
 	"FPDFText_GetLooseCharBox", "FPDFText_GetMatrix", "FPDFText_GetFontSize",
 	"FPDFPage_CountObjects", "FPDFPage_GetObject", "FPDFPageObj_GetType",
 	"FPDFPage_GetAnnotCount", "FPDFPage_Flatten",
+	// What a reader cannot see (pdfium_hidden.go).
+	"FPDFText_GetTextObject", "FPDFTextObj_GetTextRenderMode", "FPDFPageObj_GetFillColor",
+	"FPDFPageObj_GetBounds", "FPDFPath_GetDrawMode",
 }
 
 // bindPDFium finds the module inside a go-pdfium instance and binds the
@@ -80,13 +83,17 @@ func bindPDFium(inst pdfium.Pdfium) (*pdfiumCalls, error) {
 			return fail("the function " + name)
 		}
 	}
-	p, err := c.call("malloc", 64)
+	p, err := c.call("malloc", scratchBytes)
 	if err != nil || p == 0 {
-		return nil, fmt.Errorf("PDFium has no memory for its first 64 bytes: %v", err)
+		return nil, fmt.Errorf("PDFium has no memory for its first %d bytes: %v", scratchBytes, err)
 	}
 	c.scratch = uint32(p)
 	return c, nil
 }
+
+// scratchBytes is the size of the scratch buffer: geometry uses its first
+// 56 bytes, the hidden-text calls (pdfium_hidden.go) the 32 after them.
+const scratchBytes = 96
 
 // call calls an export with 32-bit arguments and returns its raw result.
 func (c *pdfiumCalls) call(name string, args ...uint64) (uint64, error) {

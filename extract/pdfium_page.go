@@ -98,9 +98,19 @@ func (s *pdfiumSession) readPage(doc uint64, index int, bud *budget) pageContent
 	chars := min(int32Of(n), maxPageGlyphs)
 	bud.glyphs(chars) // a page of a million glyphs fails before it is read
 	var orient []int
-	spaceNext := false // PDFium inferred a space before the next character
+	var why []string // per glyph: why it cannot be seen, "" when it can
+	look := pdfiumLook{page: page}
+	if chars > 0 {
+		look.objects = s.suspectObjects(page, chars, bud)
+	}
+	left, top, right, bottom, boxOK := s.pageBox(page)
+	if boxOK {
+		look.crop, look.cropOK = [4]float64{min(left, right), min(bottom, top), max(left, right), max(bottom, top)}, true
+	}
+	hiddenSeen, invisibleOnly := false, true // invisibleOnly: no seen glyph, and no hidden glyph but invisible ones
+	spaceNext := false                       // PDFium inferred a space before the next character
 	for i := range chars {
-		g, q, kind, err := s.char(tp, i, &out)
+		g, geo, q, kind, err := s.char(tp, i, &out)
 		if err != nil {
 			return fail(err)
 		}
@@ -111,8 +121,18 @@ func (s *pdfiumSession) readPage(doc uint64, index int, bud *budget) pageContent
 			spaceNext = len(out.glyphs) > 0
 			continue
 		}
+		w, err := s.hiddenWhy(&look, tp, i, geo, g, bud)
+		if err != nil {
+			return fail(err)
+		}
+		if w != "" {
+			hiddenSeen = true
+		}
+		if (w == "" && !g.space()) || (w != "" && w != reasonInvisible) {
+			invisibleOnly = false
+		}
 		k := len(out.glyphs) - 1
-		if k >= 0 && orient[k] == q && out.glyphs[k].x == g.x && out.glyphs[k].y == g.y && !out.glyphs[k].space() {
+		if k >= 0 && why[k] == w && orient[k] == q && out.glyphs[k].x == g.x && out.glyphs[k].y == g.y && !out.glyphs[k].space() {
 			// One glyph that stands for several characters (a ligature
 			// mapped to "ffi"): PDFium gives each the same origin.
 			out.glyphs[k].s += g.s
@@ -124,15 +144,20 @@ func (s *pdfiumSession) readPage(doc uint64, index int, bud *budget) pageContent
 			if sp, ok := inferredSpace(out.glyphs[k], g); ok {
 				out.glyphs = append(out.glyphs, sp)
 				orient = append(orient, q)
+				why = append(why, "")
 			}
 		}
 		spaceNext = false
 		out.glyphs = append(out.glyphs, g)
 		orient = append(orient, q)
+		why = append(why, w)
+	}
+	if hiddenSeen {
+		orient = dropHidden(&out, orient, why, invisibleOnly && s.hasImage(page, bud))
 	}
 	q := mainQuarter(orient)
 	out.glyphs, out.side = splitOrientation(out.glyphs, orient, q)
-	if left, top, right, bottom, ok := s.pageBox(page); ok {
+	if boxOK {
 		out.bottom, out.top = verticalExtent(q, left, bottom, right, top)
 	} else {
 		out.bottom, out.top = glyphExtent(out.glyphs)
@@ -211,24 +236,24 @@ func inferredSpace(a, b glyph) (glyph, bool) {
 
 // char reads character i of a text page: what kind of character it is
 // and, for a glyph, the glyph and its direction in quarter turns.
-func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int, kind charKind, err error) {
+func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, geo charGeometry, q int, kind charKind, err error) {
 	u, err := s.call("FPDFText_GetUnicode", tp, uint64(i))
 	if err != nil {
-		return g, 0, charNone, err
+		return g, geo, 0, charNone, err
 	}
 	r := rune(uint32(u))
 	switch {
 	case r == '\r' || r == '\n':
-		return g, 0, charNone, nil
+		return g, geo, 0, charNone, nil
 	case r == pdfiumLineEndHyphen:
 		r = '-'
 	case unicode.IsSpace(r):
 		generated, err := s.call("FPDFText_IsGenerated", tp, uint64(i))
 		if err != nil {
-			return g, 0, charNone, err
+			return g, geo, 0, charNone, err
 		}
 		if int32Of(generated) != 0 {
-			return g, 0, charGeneratedSpace, nil
+			return g, geo, 0, charGeneratedSpace, nil
 		}
 	}
 	// A character of a font without a Unicode map is PDFium's best guess
@@ -239,12 +264,12 @@ func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int
 		out.drawn++
 		if text == "" {
 			out.unmapped++
-			return g, 0, charNone, nil
+			return g, geo, 0, charNone, nil
 		}
 	}
-	geo, err := s.geometry(tp, i)
+	geo, err = s.geometry(tp, i)
 	if err != nil {
-		return g, 0, charNone, err
+		return g, geo, 0, charNone, err
 	}
 	q = quarterTurns(geo.a, geo.b)
 	x, y := rotate(geo.x, geo.y, q)
@@ -257,9 +282,9 @@ func (s *pdfiumSession) char(tp uint64, i int, out *pageContent) (g glyph, q int
 	}
 	g = glyph{x: x, y: y, w: math.Max(0, end-x), size: geo.size * math.Hypot(geo.c, geo.d), s: text}
 	if !isFinite(g.x, g.y, g.w, g.size) {
-		return g, 0, charNone, nil
+		return g, geo, 0, charNone, nil
 	}
-	return g, q, charGlyph, nil
+	return g, geo, q, charGlyph, nil
 }
 
 // pdfiumLineEndHyphen is the code PDFium gives a hyphen at the end of a

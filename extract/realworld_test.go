@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -126,8 +127,13 @@ func checkRealWorldFile(t *testing.T, dir string, f wordscore.CorpusFile) string
 	}
 
 	start := time.Now()
-	text, err := extract.Text(content, filepath.Base(f.File), "application/pdf", extract.Options{Timeout: 30 * time.Second})
+	res, err := extract.Read(context.Background(), content, filepath.Base(f.File), "application/pdf", extract.Options{Timeout: 30 * time.Second})
 	elapsed := time.Since(start)
+	text := res.Text
+	if res.Flags != nil {
+		// Real documents from real producers hide nothing.
+		t.Errorf("flags on an ordinary file: %+v", res.Flags)
+	}
 	got := wordscore.Words(text)
 	outcome, reason := realWorldOutcome(got, err)
 

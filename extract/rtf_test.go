@@ -98,6 +98,7 @@ func FuzzRTF(f *testing.F) {
 		`{\rtf1 {\header h}{\v v}{\deleted d}\tab\line\~\-\_\{\}\\}`,
 		`{\rtf1 \'`,
 		`{\rtf1 \u`,
+		`{\rtf1{\colortbl;\red255\green255\blue255;\red0\green0\blue0;}a{\cf1 b}{\cf1\cb2 c}{\fs2 d}\trowd\clcbpat2\cellx9\intbl{\cf1 e}\cell\row}`,
 	} {
 		f.Add([]byte(s))
 	}

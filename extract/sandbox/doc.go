@@ -43,6 +43,12 @@
 // a fresh child. A child is also replaced after Config.Recycle documents,
 // so that whatever a parser leaked or fragmented does not accumulate.
 //
+// Pool.Read answers with the text and the flags of what extraction left
+// out as hidden (extract.Result); the parent cuts the flags to bounds
+// (boundFlags: a few flags, disguise.MaxSpans spans inside the text, a
+// short safe detail), since a child that read a hostile file is not
+// trusted. Pool.Text is Read without the flags.
+//
 // Plain text needs no child (its decoding is one linear pass over the
 // bytes), and with Config.Isolate false every document is extracted in the
 // calling process, under the same concurrency cap: for debugging, and for

@@ -162,3 +162,51 @@ func escape(s string) string {
 	}
 	return b.String()
 }
+
+// Width is the width of s in points in Helvetica at size points, for
+// tests that place text themselves (Pages).
+func Width(s string, size float64) float64 { return width(s) * size / fontSize }
+
+// Pages returns a PDF of A4 pages whose content streams are given as
+// they are: font /F1 is Helvetica (WinAnsi), and /Im1 a 1x1 grey image,
+// for tests that need operators Lines does not write (colours, text render
+// modes, positions off the page, an image under the text).
+func Pages(contents ...string) []byte {
+	var b bytes.Buffer
+	var offsets []int
+	obj := func(body string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
+	}
+	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+	// Objects: 1 catalog, 2 page tree, 3 font, 4 image, then per page its
+	// page dictionary (5+2i) and content stream (6+2i).
+	kids := make([]string, len(contents))
+	for i := range contents {
+		kids[i] = fmt.Sprintf("%d 0 R", 5+2*i)
+	}
+	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(contents)))
+	widths := make([]string, len(helvetica))
+	for i, w := range helvetica {
+		widths[i] = fmt.Sprint(w)
+	}
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 126 /Widths [" +
+		strings.Join(widths, " ") + "] >>")
+	obj("<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length 1 >>\nstream\n\x80\nendstream")
+	for i, c := range contents {
+		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> /Contents %d 0 R >>",
+			pageWidth, pageHeight, 6+2*i))
+		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c), c))
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return b.Bytes()
+}
+
+// Escape makes s the content of a PDF literal string (Pages' callers).
+func Escape(s string) string { return escape(s) }
