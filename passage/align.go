@@ -55,6 +55,23 @@ type Options struct {
 	// documents (templates, faculty boilerplate): the caller knows their
 	// document frequencies. It is called from the goroutine running Align.
 	Suppress func(key uint64) bool
+	// GapPenalty is what a word between matching windows costs, against
+	// the 1 each matched word scores, when a cluster is cut into the
+	// stretches its evidence covers densely (verify.go): a gap is bridged
+	// only when the matched words on each side of it outweigh it. 0 means
+	// DefaultGapPenalty; a negative value turns verification off (clusters
+	// become passages as they are).
+	GapPenalty float64
+	// MinDensity drops passages in which fewer than this share of the
+	// words, in a or in b, lie in a matching window. 0 means
+	// DefaultMinDensity; a negative value keeps every passage.
+	MinDensity float64
+	// SupportWords and SupportDrift: a seed counts only when another seed
+	// at most SupportWords words away in a, not overlapping it, lies on
+	// nearly its diagonal (offsets B-A at most SupportDrift words apart);
+	// see supported in verify.go. 0 means the defaults; a negative
+	// SupportWords keeps every seed.
+	SupportWords, SupportDrift int
 }
 
 // Defaults of Options.
@@ -65,6 +82,17 @@ const (
 	// DefaultMinWords is about one sentence: shorter matches are mostly
 	// set phrases, names and titles.
 	DefaultMinWords = 15
+	// DefaultGapPenalty bridges a gap of g words when at least g/4
+	// matched words lie on each side: verbatim and lightly edited copies
+	// stay whole, chance pairs of words five words apart do not chain.
+	DefaultGapPenalty = 0.25
+	// DefaultMinDensity: a passage in which fewer than one word in four
+	// matches is not a copy a reader can see.
+	DefaultMinDensity = 0.25
+	// DefaultSupportWords and DefaultSupportDrift: a matching window
+	// within a sentence or two of another on nearly the same diagonal.
+	DefaultSupportWords = 30
+	DefaultSupportDrift = 8
 )
 
 // maxKeyRepeat is how often a key may occur in a before its windows stop
@@ -90,6 +118,18 @@ func (o Options) withDefaults() Options {
 		o.MinWords = DefaultMinWords
 	case o.MinWords < 0:
 		o.MinWords = 0
+	}
+	if o.GapPenalty == 0 {
+		o.GapPenalty = DefaultGapPenalty
+	}
+	if o.SupportWords == 0 {
+		o.SupportWords = DefaultSupportWords
+	}
+	if o.SupportDrift == 0 {
+		o.SupportDrift = DefaultSupportDrift
+	}
+	if o.MinDensity == 0 {
+		o.MinDensity = DefaultMinDensity
 	}
 	return o
 }
@@ -211,14 +251,24 @@ func Align(a, b *Doc, opt Options) []Passage {
 		return nil
 	}
 	seeds := findSeeds(a, b, opt.Suppress)
+	if opt.SupportWords >= 0 {
+		seeds = supported(seeds, n, opt.SupportWords, opt.SupportDrift)
+	}
 	if len(seeds) == 0 {
 		return nil
 	}
 	ps := cluster(seeds, n, opt.MaxGapWords)
 	ps = mergePassages(ps, opt.MergeGapWords)
-	kept := ps[:0]
+	if opt.GapPenalty > 0 {
+		var vs []wpass
+		for _, p := range ps {
+			vs = append(vs, verify(p.seeds, n, opt.GapPenalty)...)
+		}
+		ps = vs
+	}
+	var kept []wpass
 	for _, p := range ps {
-		if p.a1-p.a0 >= opt.MinWords && p.b1-p.b0 >= opt.MinWords && p.shared >= opt.MinShared {
+		if p.a1-p.a0 >= opt.MinWords && p.b1-p.b0 >= opt.MinWords && p.shared >= opt.MinShared && dense(p, n, opt.MinDensity) {
 			kept = append(kept, p)
 		}
 	}
@@ -236,6 +286,20 @@ func Align(a, b *Doc, opt Options) []Passage {
 			cmp.Compare(x.AEnd, y.AEnd), cmp.Compare(x.BEnd, y.BEnd))
 	})
 	return out
+}
+
+// dense reports whether at least share of p's words in a and in b lie in a
+// matching window.
+func dense(p wpass, n int, share float64) bool {
+	if share <= 0 {
+		return true
+	}
+	slices.SortFunc(p.seeds, cmpByA)
+	if float64(matchedWords(p.seeds, posA, n)) < share*float64(p.a1-p.a0) {
+		return false
+	}
+	slices.SortFunc(p.seeds, cmpByB)
+	return float64(matchedWords(p.seeds, posB, n)) >= share*float64(p.b1-p.b0)
 }
 
 // findSeeds returns every match between a window of a and one of b.

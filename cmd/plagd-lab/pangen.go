@@ -50,7 +50,7 @@ For docs/QUALITY.md:
 			if err != nil {
 				return err
 			}
-			c, err := pangen.Generate(topics, opt)
+			c, err := pangen.Generate(pangen.DropRepeats(topics), opt)
 			if err != nil {
 				return err
 			}

@@ -101,3 +101,49 @@ func prose(s string) bool {
 	}
 	return letters > 0 && other*20 <= letters
 }
+
+// repeatRun is the length of a shared word run that makes two sentences
+// repeats of each other (DropRepeats).
+const repeatRun = 8
+
+// DropRepeats removes from the topics every sentence that shares a run of
+// eight words with another sentence of any topic: licence paragraphs
+// quoted in several manuals, the option lists of one command documented
+// for several, boilerplate of generated pages. Such text would be shared by
+// a pair's documents without an annotation, and an aligner that finds it
+// would be charged a false alarm for finding real reuse. Shorter shared
+// runs (stock phrases, names, terms) stay: they are the chance matches the
+// corpus is for.
+func DropRepeats(topics []Topic) []Topic {
+	type loc struct{ t, s int }
+	first := map[string]loc{}
+	drop := map[loc]bool{}
+	for ti, t := range topics {
+		for si, s := range t.Sentences {
+			ws := strings.Fields(strings.ToLower(s))
+			seen := map[string]bool{}
+			for i := 0; i+repeatRun <= len(ws); i++ {
+				k := strings.Join(ws[i:i+repeatRun], " ")
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				if l, ok := first[k]; ok {
+					drop[l], drop[loc{ti, si}] = true, true
+				} else {
+					first[k] = loc{ti, si}
+				}
+			}
+		}
+	}
+	out := make([]Topic, len(topics))
+	for ti, t := range topics {
+		out[ti].Name = t.Name
+		for si, s := range t.Sentences {
+			if !drop[loc{ti, si}] {
+				out[ti].Sentences = append(out[ti].Sentences, s)
+			}
+		}
+	}
+	return out
+}
