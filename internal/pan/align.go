@@ -36,10 +36,13 @@ type AlignSettings struct {
 	SupportDrift int `json:"support_drift"`
 }
 
-// DefaultAlignSettings were tuned on pan-id (docs/QUALITY.md): a plateau,
-// not a peak; neighbouring values score within a few hundredths.
+// DefaultAlignSettings were tuned on pan-id and on the English corpus of
+// plagd-lab pan-gen (docs/QUALITY.md): a plateau, not a peak; neighbouring
+// values score within a few hundredths.
 func DefaultAlignSettings() AlignSettings {
-	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 100, MinWords: 20, MinShared: 8}
+	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 100, MinWords: 20, MinShared: 6,
+		GapPenalty: passage.DefaultGapPenalty, MinDensity: passage.DefaultMinDensity,
+		SupportWords: passage.DefaultSupportWords, SupportDrift: passage.DefaultSupportDrift}
 }
 
 func (s AlignSettings) String() string {
