@@ -91,9 +91,9 @@ const (
 	// lies in a matching window is not a copy a reader can see.
 	DefaultMinDensity = 0.12
 	// DefaultSupportWords and DefaultSupportDrift: a matching window
-	// within two or three sentences of another, on a diagonal at most
-	// half a sentence off (a clause moved, words inserted or dropped).
-	DefaultSupportWords = 50
+	// within a sentence or two of another, on a diagonal at most half a
+	// sentence off (a clause moved, words inserted or dropped).
+	DefaultSupportWords = 30
 	DefaultSupportDrift = 18
 )
 
