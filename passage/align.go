@@ -55,6 +55,23 @@ type Options struct {
 	// documents (templates, faculty boilerplate): the caller knows their
 	// document frequencies. It is called from the goroutine running Align.
 	Suppress func(key uint64) bool
+	// GapPenalty is what a word between matching windows costs, against
+	// the 1 each matched word scores, when a cluster is cut into the
+	// stretches its evidence covers densely (verify.go): a gap is bridged
+	// only when the matched words on each side of it outweigh it. 0 means
+	// DefaultGapPenalty; a negative value turns verification off (clusters
+	// become passages as they are).
+	GapPenalty float64
+	// MinDensity drops passages in which fewer than this share of the
+	// words, in a or in b, lie in a matching window. 0 means
+	// DefaultMinDensity; a negative value keeps every passage.
+	MinDensity float64
+	// SupportWords and SupportDrift: a seed counts only when another seed
+	// at most SupportWords words away in a, not overlapping it, lies on
+	// nearly its diagonal (offsets B-A at most SupportDrift words apart);
+	// see supported in verify.go. 0 means the defaults; a negative
+	// SupportWords keeps every seed.
+	SupportWords, SupportDrift int
 }
 
 // Defaults of Options.
@@ -65,6 +82,19 @@ const (
 	// DefaultMinWords is about one sentence: shorter matches are mostly
 	// set phrases, names and titles.
 	DefaultMinWords = 15
+	// DefaultGapPenalty bridges a gap of g words when at least g/10
+	// matched words lie on each side: reworded copies, whose matches are
+	// a few words apart, stay whole; chance pairs of words far apart do
+	// not chain (most chance matches have no support to begin with).
+	DefaultGapPenalty = 0.1
+	// DefaultMinDensity: a passage in which fewer than one word in eight
+	// lies in a matching window is not a copy a reader can see.
+	DefaultMinDensity = 0.12
+	// DefaultSupportWords and DefaultSupportDrift: a matching window
+	// within a sentence or two of another, on a diagonal at most half a
+	// sentence off (a clause moved, words inserted or dropped).
+	DefaultSupportWords = 30
+	DefaultSupportDrift = 18
 )
 
 // maxKeyRepeat is how often a key may occur in a before its windows stop
@@ -90,6 +120,18 @@ func (o Options) withDefaults() Options {
 		o.MinWords = DefaultMinWords
 	case o.MinWords < 0:
 		o.MinWords = 0
+	}
+	if o.GapPenalty == 0 {
+		o.GapPenalty = DefaultGapPenalty
+	}
+	if o.SupportWords == 0 {
+		o.SupportWords = DefaultSupportWords
+	}
+	if o.SupportDrift == 0 {
+		o.SupportDrift = DefaultSupportDrift
+	}
+	if o.MinDensity == 0 {
+		o.MinDensity = DefaultMinDensity
 	}
 	return o
 }
@@ -214,13 +256,27 @@ func Align(a, b *Doc, opt Options) []Passage {
 	if len(seeds) == 0 {
 		return nil
 	}
-	ps := cluster(seeds, n, opt.MaxGapWords)
-	ps = mergePassages(ps, opt.MergeGapWords)
-	kept := ps[:0]
-	for _, p := range ps {
-		if p.a1-p.a0 >= opt.MinWords && p.b1-p.b0 >= opt.MinWords && p.shared >= opt.MinShared {
-			kept = append(kept, p)
+	var kept []wpass
+	if opt.SupportWords < 0 {
+		kept = passages(seeds, n, opt)
+	} else {
+		// Anchors: the passages of the supported seeds alone. Each takes
+		// back the unsupported seeds that lie in its box (both ranges,
+		// widened by growWords) until it grows no more: a reworded
+		// copy's lone matches (a word pair between two replaced words)
+		// count again inside and at the edges of its anchors, while
+		// chance matches away from every anchor seed nothing.
+		anchors := passages(supported(slices.Clone(seeds), n, opt.SupportWords, opt.SupportDrift), n, opt)
+		if len(anchors) == 0 {
+			return nil
 		}
+		slices.SortFunc(seeds, cmpByA)
+		for i := range anchors {
+			anchors[i] = grow(anchors[i], seeds, n, growWords)
+		}
+		kept = mergePassages(anchors, opt.MergeGapWords, func(x, y *wpass) bool {
+			return joinable(x, y, n, opt)
+		})
 	}
 	kept = dropDominated(kept)
 	out := make([]Passage, len(kept))
@@ -236,6 +292,90 @@ func Align(a, b *Doc, opt Options) []Passage {
 			cmp.Compare(x.AEnd, y.AEnd), cmp.Compare(x.BEnd, y.BEnd))
 	})
 	return out
+}
+
+// growWords is how far beyond its box an anchor takes back seeds.
+const growWords = 8
+
+// grow gives p every seed of all (sorted by A) inside its box widened by
+// pad words in both texts, until the box stops growing.
+func grow(p wpass, all []seed, n, pad int) wpass {
+	for {
+		lo, _ := slices.BinarySearchFunc(all, int32(p.a0-pad), func(s seed, a int32) int { return cmp.Compare(s.A, a) })
+		var ss []seed
+		a0, a1, b0, b1 := p.a0, p.a1, p.b0, p.b1
+		for _, s := range all[lo:] {
+			if int(s.A) >= p.a1+pad {
+				break
+			}
+			if int(s.B)+n > p.b0-pad && int(s.B) < p.b1+pad {
+				ss = append(ss, s)
+				a0, a1 = min(a0, int(s.A)), max(a1, int(s.A)+n)
+				b0, b1 = min(b0, int(s.B)), max(b1, int(s.B)+n)
+			}
+		}
+		grown := a0 != p.a0 || a1 != p.a1 || b0 != p.b0 || b1 != p.b1
+		p = wpass{a0: a0, a1: a1, b0: b0, b1: b1, seeds: ss, shared: distinctA(ss)}
+		if !grown {
+			return p
+		}
+	}
+}
+
+// joinable reports whether two verified passages are pieces of one: their
+// union is still dense, or the gap between them (the larger of the gaps in
+// a and in b) costs, at GapPenalty a word, no more than the matching
+// windows of each piece weigh (the rule by which verify bridges gaps).
+func joinable(x, y *wpass, n int, opt Options) bool {
+	gap := max(0, gapBetween(x.a0, x.a1, y.a0, y.a1), gapBetween(x.b0, x.b1, y.b0, y.b1))
+	if opt.GapPenalty*float64(gap) <= float64(min(x.shared, y.shared)) {
+		return true
+	}
+	u := wpass{a0: min(x.a0, y.a0), a1: max(x.a1, y.a1), b0: min(x.b0, y.b0), b1: max(x.b1, y.b1),
+		seeds: append(slices.Clip(x.seeds), y.seeds...)}
+	return dense(u, n, opt.MinDensity)
+}
+
+// passages turns seeds into verified passages: steps 2 to 4 of Align and
+// the filters of opt.
+func passages(seeds []seed, n int, opt Options) []wpass {
+	if len(seeds) == 0 {
+		return nil
+	}
+	ps := cluster(seeds, n, opt.MaxGapWords)
+	ps = mergePassages(ps, opt.MergeGapWords, nil)
+	if opt.GapPenalty > 0 {
+		var vs []wpass
+		for _, p := range ps {
+			vs = append(vs, verify(p.seeds, n, opt.GapPenalty)...)
+		}
+		// The dense stretches of one reworded passage are joined again
+		// when the whole stays dense: pieces of one copy, not a chain.
+		ps = mergePassages(vs, opt.MergeGapWords, func(x, y *wpass) bool {
+			return joinable(x, y, n, opt)
+		})
+	}
+	var kept []wpass
+	for _, p := range ps {
+		if p.a1-p.a0 >= opt.MinWords && p.b1-p.b0 >= opt.MinWords && p.shared >= opt.MinShared && dense(p, n, opt.MinDensity) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+// dense reports whether at least share of p's words in a and in b lie in a
+// matching window.
+func dense(p wpass, n int, share float64) bool {
+	if share <= 0 {
+		return true
+	}
+	slices.SortFunc(p.seeds, cmpByA)
+	if float64(matchedWords(p.seeds, posA, n)) < share*float64(p.a1-p.a0) {
+		return false
+	}
+	slices.SortFunc(p.seeds, cmpByB)
+	return float64(matchedWords(p.seeds, posB, n)) >= share*float64(p.b1-p.b0)
 }
 
 // findSeeds returns every match between a window of a and one of b.
@@ -334,9 +474,9 @@ func distinctA(ss []seed) int {
 // when they overlap.
 func gapBetween(x0, x1, y0, y1 int) int { return max(x0, y0) - min(x1, y1) }
 
-// mergePassages merges passages closer than gap words in both texts, until
-// no two are.
-func mergePassages(ps []wpass, gap int) []wpass {
+// mergePassages merges passages closer than gap words in both texts (and
+// for which ok, when set, holds), until no two are.
+func mergePassages(ps []wpass, gap int, ok func(x, y *wpass) bool) []wpass {
 	for merged := true; merged; {
 		merged = false
 		slices.SortFunc(ps, func(x, y wpass) int {
@@ -345,7 +485,8 @@ func mergePassages(ps []wpass, gap int) []wpass {
 		for i := 0; i < len(ps); i++ {
 			for j := i + 1; j < len(ps) && ps[j].a0-ps[i].a1 <= gap; j++ {
 				if gapBetween(ps[i].a0, ps[i].a1, ps[j].a0, ps[j].a1) > gap ||
-					gapBetween(ps[i].b0, ps[i].b1, ps[j].b0, ps[j].b1) > gap {
+					gapBetween(ps[i].b0, ps[i].b1, ps[j].b0, ps[j].b1) > gap ||
+					ok != nil && !ok(&ps[i], &ps[j]) {
 					continue
 				}
 				x, y := &ps[i], ps[j]

@@ -48,7 +48,9 @@
 // three steps into which M. Potthast, M. Hagen, T. Gollub, M. Tippmann,
 // J. Kiesel, P. Rosso, E. Stamatatos and B. Stein, "Overview of the 5th
 // International Competition on Plagiarism Detection" (PAN at CLEF 2013),
-// divide the text-alignment systems: seeding, extension and filtering.
+// divide the text-alignment systems: seeding, extension and filtering;
+// the filtering here is a verification of every passage, because a
+// highlighted passage is an accusation that must be defensible.
 //
 //  1. Seeds. Every window of b whose key occurs in a gives one match
 //     (i, j): window i of a equals window j of b. a's windows are hashed
@@ -56,25 +58,53 @@
 //     once); keys that Options.Suppress rejects, and keys repeated more
 //     than maxKeyRepeat times in a (tables of numbers, rules of dashes),
 //     give no seeds.
-//  2. Extension. The seeds are clustered by proximity in both texts at
-//     once: sorted by their position in a, they are cut wherever more than
-//     MaxGapWords words separate consecutive windows; each part is then
-//     sorted by its position in b and cut the same way; and so on,
-//     alternating, until no part is cut any more. A cluster is therefore a
-//     set of seeds that lie close together in a and in b, in any order:
-//     text copied with its sentences or words reordered, or with words
-//     replaced (which breaks the N windows around each replaced word, a gap
-//     of up to N+1 words), still forms one cluster.
-//  3. Passages. A cluster's windows i..j in a cover words i..j+N-1 (and
-//     likewise in b); clusters whose word ranges overlap or lie within
-//     MergeGapWords of each other in both texts are merged; passages
-//     shorter than MinWords words in either text, or with fewer than
-//     MinShared matching windows, are dropped; a passage whose range in a
-//     lies mostly (at least half) inside a stronger passage's is dropped
-//     too (the same text of a matching a second place in b: one place is
-//     the evidence). Word ranges become byte offsets: words[i].Start to
+//  2. Support. A seed counts only when another seed at least two words
+//     further on and at most SupportWords words away in a lies on nearly
+//     its diagonal (offsets j-i at most SupportDrift words apart). Copied
+//     text, verbatim or reworded, leaves its matches along one diagonal;
+//     the chance matches of two texts on one subject (a term, a name, a
+//     stock pair of words) fall on unrelated diagonals and are dropped.
+//     This is what keeps passages from chaining chance matches between
+//     texts on related topics.
+//  3. Extension. The supported seeds are clustered by proximity in both
+//     texts at once: sorted by their position in a, they are cut wherever
+//     more than MaxGapWords words separate consecutive windows; each part
+//     is then sorted by its position in b and cut the same way; and so
+//     on, alternating, until no part is cut any more. A cluster is
+//     therefore a set of seeds that lie close together in a and in b, in
+//     any order: text copied with its sentences or words reordered, or
+//     with words replaced, still forms one cluster. Clusters whose word
+//     ranges overlap or lie within MergeGapWords of each other in both
+//     texts are merged.
+//  4. Verification. Each cluster is cut into its maximal-scoring stretches
+//     (W. L. Ruzzo and M. Tompa, "A Linear Time Algorithm for Finding All
+//     Maximal Scoring Subsequences", ISMB 1999): a word in a matching
+//     window scores 1, a word between them costs GapPenalty, along a and
+//     then along b, alternating until stable, so that a passage starts
+//     and ends with a matching word and bridges a gap only when the
+//     evidence on each side outweighs it (the local-alignment idea of
+//     D. Glinos, "A Hybrid Architecture for Plagiarism Detection", PAN at
+//     CLEF 2014, on seeds rather than on every pair of words). Passages
+//     shorter than MinWords words in either text, with fewer than
+//     MinShared matching windows, or in which less than MinDensity of the
+//     words lie in a matching window (in a or in b), are dropped. Each
+//     survivor (an anchor) then takes back the unsupported seeds inside
+//     its box (both ranges, widened by a few words), until it grows no
+//     more: the lone matches of a reworded copy count again where a
+//     supported one vouches for the place. Verified pieces closer than
+//     MergeGapWords in both texts join when the union stays dense, or
+//     when the gap costs less than each piece weighs.
+//  5. Overlaps. A passage whose range in a lies mostly (at least half)
+//     inside a stronger passage's is dropped (the same text of a matching
+//     a second place in b: one place is the evidence); ties go to the one
+//     first in a, then in b, so the result does not depend on the order
+//     of the seeds. Word ranges become byte offsets: words[i].Start to
 //     words[j+N-1].End, so a passage starts at its first matching word
 //     and ends at the last, exact to the byte.
+//
+// The PAN evaluation (internal/pan, docs/QUALITY.md) measures each step:
+// on an English corpus of pairs on one topic, support and verification
+// raise precision from 0.60 to 0.95 at the same recall.
 //
 // # Exclusions
 //

@@ -15,6 +15,9 @@
 //     against the true text (internal/wordscore), on the fixtures of
 //     extract/testdata or, with --corpus, on a folder of real-world PDFs,
 //     next to pdftotext and mutool (extracteval*.go).
+//   - pan-gen: an English corpus in the PAN text-alignment layout from prose
+//     files on the machine (internal/pangen), for `plagd eval pan`
+//     (docs/QUALITY.md).
 //
 // It is the same engine as plagd, with the same global flags, configuration
 // and exit codes (internal/cli): a bench measures exactly what plagd runs.

@@ -123,6 +123,10 @@ the same figures:
 	f.IntVar(&set.MergeGapWords, "merge-gap", set.MergeGapWords, "merge passages at most this many words apart in both documents")
 	f.IntVar(&set.MinWords, "min-words", set.MinWords, "drop passages shorter than this many words")
 	f.IntVar(&set.MinShared, "min-shared", set.MinShared, "drop passages with fewer matching seed windows")
+	f.Float64Var(&set.GapPenalty, "gap-penalty", set.GapPenalty, "cost of an unmatched word against 1 per matched word when passages are cut to their dense stretches (0: the aligner's default; negative: no cut)")
+	f.Float64Var(&set.MinDensity, "min-density", set.MinDensity, "drop passages in which a smaller share of words, in either document, matches (0: the aligner's default; negative: none)")
+	f.IntVar(&set.SupportWords, "support-words", set.SupportWords, "a seed needs another within this many words on nearly its diagonal (0: the aligner's default; negative: every seed counts)")
+	f.IntVar(&set.SupportDrift, "support-drift", set.SupportDrift, "largest difference of diagonals (words) between a seed and its support (0: the aligner's default)")
 	return cmd
 }
 

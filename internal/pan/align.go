@@ -28,17 +28,26 @@ type AlignSettings struct {
 	MergeGapWords int `json:"merge_gap_words"`
 	MinWords      int `json:"min_words"`
 	MinShared     int `json:"min_shared"`
+	// GapPenalty and MinDensity: see passage.Options (invindex only).
+	GapPenalty float64 `json:"gap_penalty"`
+	MinDensity float64 `json:"min_density"`
+	// SupportWords and SupportDrift: see passage.Options.
+	SupportWords int `json:"support_words"`
+	SupportDrift int `json:"support_drift"`
 }
 
-// DefaultAlignSettings were tuned on pan-id (docs/QUALITY.md): a plateau,
-// not a peak; neighbouring values score within a few hundredths.
+// DefaultAlignSettings were tuned on pan-id and on the English corpus of
+// plagd-lab pan-gen (docs/QUALITY.md): a plateau, not a peak; neighbouring
+// values score within a few hundredths.
 func DefaultAlignSettings() AlignSettings {
-	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 100, MinWords: 20, MinShared: 8}
+	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 100, MinWords: 20, MinShared: 6,
+		GapPenalty: passage.DefaultGapPenalty, MinDensity: passage.DefaultMinDensity,
+		SupportWords: passage.DefaultSupportWords, SupportDrift: passage.DefaultSupportDrift}
 }
 
 func (s AlignSettings) String() string {
-	return fmt.Sprintf("aligner=%s window=%d max_occ=%d gap_words=%d merge_gap_words=%d min_words=%d min_shared=%d",
-		s.Aligner, s.Window, s.MaxOcc, s.GapWords, s.MergeGapWords, s.MinWords, s.MinShared)
+	return fmt.Sprintf("aligner=%s window=%d max_occ=%d gap_words=%d merge_gap_words=%d min_words=%d min_shared=%d gap_penalty=%g min_density=%g support_words=%d support_drift=%d",
+		s.Aligner, s.Window, s.MaxOcc, s.GapWords, s.MergeGapWords, s.MinWords, s.MinShared, s.GapPenalty, s.MinDensity, s.SupportWords, s.SupportDrift)
 }
 
 // Validate checks the settings.
@@ -96,7 +105,8 @@ func (s AlignSettings) Align(a, b *Prepared) []Annotation {
 	} else {
 		max := int32(s.MaxOcc)
 		opt := passage.Options{MaxGapWords: s.GapWords, MergeGapWords: s.MergeGapWords,
-			MinWords: s.MinWords, MinShared: s.MinShared,
+			MinWords: s.MinWords, MinShared: s.MinShared, GapPenalty: s.GapPenalty, MinDensity: s.MinDensity,
+			SupportWords: s.SupportWords, SupportDrift: s.SupportDrift,
 			Suppress: func(k uint64) bool { return a.count[k] > max || b.count[k] > max }}
 		for _, q := range passage.Align(a.doc, b.doc, opt) {
 			// passage.Align ends a passage with its last word; PAN cases end

@@ -148,21 +148,37 @@ func Written(path string) bool {
 // detected-plagiarism feature per detection (all detections must belong to
 // that document).
 func WriteDetections(path, reference string, dets []Annotation) error {
-	dets = append([]Annotation(nil), dets...)
-	sort.SliceStable(dets, func(i, j int) bool {
-		if dets[i].TOff != dets[j].TOff {
-			return dets[i].TOff < dets[j].TOff
+	return writeAnnotations(path, reference, DetectionTag, Marker+"\n", dets)
+}
+
+// WriteTruth writes one PAN XML truth file, as the PAN 2013-2015 corpora
+// have per pair: one plagiarism feature per case, with its obfuscation
+// attribute (all cases must belong to document reference; none: a pair
+// without plagiarism).
+func WriteTruth(path, reference string, cases []Annotation) error {
+	return writeAnnotations(path, reference, CaseTag, "", cases)
+}
+
+func writeAnnotations(path, reference, tag, header string, anns []Annotation) error {
+	anns = append([]Annotation(nil), anns...)
+	sort.SliceStable(anns, func(i, j int) bool {
+		if anns[i].TOff != anns[j].TOff {
+			return anns[i].TOff < anns[j].TOff
 		}
-		return dets[i].Src < dets[j].Src
+		return anns[i].Src < anns[j].Src
 	})
 	var b bytes.Buffer
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + Marker + "\n")
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + header)
 	fmt.Fprintf(&b, "<document reference=\"%s\">\n", esc(reference))
-	for _, d := range dets {
+	for _, d := range anns {
 		if d.This != reference {
-			return fmt.Errorf("pan: detection for %q written into the file of %q", d.This, reference)
+			return fmt.Errorf("pan: annotation for %q written into the file of %q", d.This, reference)
 		}
-		fmt.Fprintf(&b, "  <feature name=\"%s\" this_offset=\"%d\" this_length=\"%d\"", DetectionTag, d.TOff, d.TLen)
+		fmt.Fprintf(&b, "  <feature name=\"%s\"", tag)
+		if tag == CaseTag && d.Obfuscation != "" {
+			fmt.Fprintf(&b, " obfuscation=\"%s\" type=\"artificial\"", esc(d.Obfuscation))
+		}
+		fmt.Fprintf(&b, " this_offset=\"%d\" this_length=\"%d\"", d.TOff, d.TLen)
 		if d.External {
 			fmt.Fprintf(&b, " source_reference=\"%s\" source_offset=\"%d\" source_length=\"%d\"", esc(d.Src), d.SOff, d.SLen)
 		}
