@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,6 +36,7 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, 
 	if d := enginetest.DiffRows(got, want); d != "" {
 		t.Fatalf("%s: similarities differ from the reference (%d rows stored, %d expected):\n%s", when, len(got), len(want), d)
 	}
+	enginetest.CheckFlags(t, pool, when)
 	checkSimhashes(t, pool, cfg, when)
 	checkRelated(t, pool, cfg, when)
 	checkRouting(t, pool, when)
@@ -43,7 +45,9 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, 
 
 // TestEngine_IncrementalEqualsFull is the design's first invariant (incremental equals full): after any
 // sequence of adds, modifications and deletions, incremental runs leave the
-// table equal, row for row, to the reference and to a full recomputation, for
+// table equal, row for row, to the reference and to a full recomputation,
+// and the texts' flags equal to those of a full run (a third of the texts
+// are disguised), for
 // any number of nodes, and on an archive where half the documents share
 // template paragraphs (chunks of high document frequency), once under the
 // automatic df cap (never reached at this size) and once with a cap of 4,
@@ -68,7 +72,7 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 			cfg := enginetest.Config(t, url, tc.k)
 			cfg.Engine.DFCap = tc.dfCap
 			e := NewEngine(cfg, pool, enginetest.Logger(t))
-			c := enginetest.NewCorpus(seed)
+			c := enginetest.NewCorpus(seed).WithDisguise(0.3)
 			if tc.templates {
 				c.WithTemplates(3, 0.5)
 			}
@@ -92,11 +96,17 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 				holes += rep.Recomputed - rep.Indexed
 				checkAgainstReference(t, pool, cfg, "after incremental run "+strconv.Itoa(run))
 			}
-			incr := enginetest.Stored(t, pool)
+			incr, incrFlags := enginetest.Stored(t, pool), enginetest.CheckFlags(t, pool, "before the full run")
 			mustRun(t, e, true)
 			enginetest.CheckSimilarityKeys(t, pool)
 			if d := enginetest.DiffRows(enginetest.Stored(t, pool), incr); d != "" {
 				t.Fatalf("full run differs from the incremental result:\n%s", d)
+			}
+			if full := enginetest.CheckFlags(t, pool, "after the full run"); !reflect.DeepEqual(full, incrFlags) {
+				t.Fatalf("full run's flags differ from the incremental result:\n%v\n%v", full, incrFlags)
+			}
+			if flagged := countFlagged(incrFlags); flagged == 0 {
+				t.Logf("no document carried a flag in this sequence (seed %d)", seed)
 			}
 			if holes == 0 {
 				t.Logf("no unchanged list was recomputed in this sequence (seed %d)", seed)
@@ -328,4 +338,15 @@ func checkCommonBoiler(t *testing.T, e *Engine, pool *pgxpool.Pool, cfg config.C
 			t.Fatalf("%d documents hold the boilerplate: df %d exact %v", holders, df, exact)
 		}
 	}
+}
+
+// countFlagged counts the documents with flags in CheckFlags's result.
+func countFlagged(flags map[int64]string) int {
+	n := 0
+	for _, f := range flags {
+		if f != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
@@ -68,7 +69,7 @@ func (d *Documents) Create(ctx context.Context, tx Tx, in store.DocumentInput) (
 		if res.ID, err = store.CreateDocument(ctx, q, in); err != nil || warning != "" {
 			return err
 		}
-		return store.KeepExtracted(ctx, q, res.ID, in.Content, d.reader(), text)
+		return store.KeepExtracted(ctx, q, res.ID, in.Content, d.reader(), text, disguise.Of(nil, text))
 	})
 	if err != nil {
 		return res, err
@@ -115,7 +116,7 @@ func (d *Documents) Update(ctx context.Context, tx Tx, c Change) (Result, error)
 			return store.DeleteDocument(ctx, q, c.ID)
 		}
 		if newContent && res.Warning == "" {
-			return store.KeepExtracted(ctx, q, c.ID, p.Content, d.reader(), text)
+			return store.KeepExtracted(ctx, q, c.ID, p.Content, d.reader(), text, disguise.Of(nil, text))
 		}
 		return nil
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
@@ -221,7 +222,7 @@ func ingestBatch(ctx context.Context, db *store.DB, opt Options, files []ingestF
 		reader := store.Reader(*opt.Check)
 		for i, id := range stored {
 			if id != 0 && texts[i] != nil {
-				if err := store.KeepExtracted(ctx, db, id, contents[i], reader, *texts[i]); err != nil {
+				if err := store.KeepExtracted(ctx, db, id, contents[i], reader, *texts[i], disguise.Of(nil, *texts[i])); err != nil {
 					return err
 				}
 			}
