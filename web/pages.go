@@ -83,6 +83,7 @@ func (s *Server) runNow(w http.ResponseWriter, r *http.Request) {
 type documentsData struct {
 	pageBase
 	Query, Status string
+	Flagged       bool // only documents whose text was disguised (?flagged=1)
 	Statuses      []string
 	Docs          []store.Document
 	Prev, Next    string
@@ -99,7 +100,8 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
-	dq := store.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Limit: documentsPageSize, Offset: offset}
+	dq := store.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Flagged: q.Get("flagged") == "1",
+		Limit: documentsPageSize, Offset: offset}
 	docs, more, err := store.ListDocuments(r.Context(), s.db, dq)
 	if err != nil {
 		s.pageError(w, r, err)
@@ -113,9 +115,12 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 		if dq.Status != "" {
 			v.Set("status", dq.Status)
 		}
+		if dq.Flagged {
+			v.Set("flagged", "1")
+		}
 		return "/documents?" + v.Encode()
 	}
-	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status,
+	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status, Flagged: dq.Flagged,
 		Statuses: []string{"indexed", "pending", "failed", "deleted"}, Docs: docs,
 		MaxBytes: s.cfg.Extract.MaxBytes, Formats: ".pdf,.docx,.odt,.rtf,.html,.htm,.txt,.md,.xml"}
 	if up := q.Get("uploaded"); up != "" {

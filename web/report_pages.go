@@ -155,6 +155,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			v.Region = buildRegion(raw, rq, v.Base, !h.Restricted || who(r).seesRestricted())
+			v.Flags = flagLines(raw.Flags)
 			sources = raw.Sources
 		}
 	}
@@ -405,6 +406,7 @@ func (s *Server) checkResult(w http.ResponseWriter, r *http.Request) {
 	v := reportView{pageBase: s.base(r, "Check: "+checkName(e)), Base: "/check/" + e.Key,
 		Doc: docHeader{Header: archive.Header{Title: checkName(e)}}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
 	v.Region = buildRegion(rep, rq, v.Base, true) // the caller's own text
+	v.Flags = flagLines(rep.Flags)
 	v.NearDups = s.nearDupView(e.Near, v.Base, e.Report.Sources, false)
 	s.showReport(w, r, v)
 }
