@@ -209,7 +209,9 @@ const contextChars = 40
 func writeReport(w io.Writer, title string, rep report.Report, pf *passageFlags) error {
 	fmt.Fprintln(w, title)
 	fmt.Fprintf(w, "  %d chunks, %d characters\n", rep.Chunks, utf8.RuneCountInString(rep.Text))
-	fmt.Fprintf(w, "  matching text: %s of the document (%s)\n\n", percent(rep.Coverage), pf.excludedNote())
+	fmt.Fprintf(w, "  matching text: %s of the document (%s)\n", percent(rep.Coverage), pf.excludedNote())
+	writeFlags(w, rep.Text, rep.Flags)
+	fmt.Fprintln(w)
 	if len(rep.Sources) == 0 {
 		fmt.Fprintln(w, "No similar documents.")
 		return nil
