@@ -28,14 +28,15 @@ func parseDOCX(content []byte, opt Options) (string, error) {
 	}
 	main := docxMainPart(z)
 	out := blockText{bud: budgetOf(opt)}
-	if err := docxWalkPart(z, main, "the main document part", &out); err != nil {
+	look := &docxLook{opt: opt, styles: loadDOCXStyles(z, main), page: white}
+	if err := docxWalkPart(z, main, "the main document part", &out, look); err != nil {
 		return "", err
 	}
 	// Notes follow the body, each on its own lines, so that a note does not
 	// cut the sentence its reference stands in.
 	for _, part := range docxNoteParts(z, main) {
 		out.brk(lineSep)
-		if err := docxWalkPart(z, part, "the notes", &out); err != nil {
+		if err := docxWalkPart(z, part, "the notes", &out, look); err != nil {
 			return "", err
 		}
 	}
@@ -68,24 +69,47 @@ var docxSkipped = map[string]bool{
 // docxRunChars are the run elements that stand for a character.
 var docxRunChars = map[string]string{"tab": "\t", "ptab": "\t", "br": "\n", "cr": "\n", "noBreakHyphen": "-"}
 
+// docxLook is what the parts of one document share to decide what a
+// reader sees (docx_hidden.go): the options that report hidden text, the
+// styles, and the page colour.
+type docxLook struct {
+	opt    Options
+	styles docxStyles
+	page   rgb
+}
+
 // docxWalker writes the text of one WordprocessingML part.
 type docxWalker struct {
 	d      *xml.Decoder
 	out    *blockText
+	look   *docxLook
 	stack  []string // local names of the open elements
 	inText bool     // inside w:t
 	keepWS bool     // that w:t has xml:space="preserve"
-	hidden bool     // the current run is hidden (w:vanish)
+	hidden string   // why the current run cannot be seen; "": it can
 	cells  int      // open table cells
+
+	run     docxProps // the current run's direct formatting
+	rStyle  string    // its character style
+	pStyle  string    // the current paragraph's style
+	pFill   docxFill  // the current paragraph's shading
+	cellBg  []docxFill
+	styledT []bool // open tables: has a table style
 }
 
-func docxWalkPart(z *zipFile, name, what string, out *blockText) error {
+// docxFill is a shading that may be absent.
+type docxFill struct {
+	set bool
+	c   rgb
+}
+
+func docxWalkPart(z *zipFile, name, what string, out *blockText, look *docxLook) error {
 	rc, err := z.open(name, what)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	w := &docxWalker{d: xml.NewDecoder(newXMLGuard(rc, out.bud)), out: out}
+	w := &docxWalker{d: xml.NewDecoder(newXMLGuard(rc, out.bud)), out: out, look: look}
 	if err := w.walk(); err != nil {
 		return xmlPartError(z.format, name, err)
 	}
@@ -110,12 +134,16 @@ func (w *docxWalker) walk() error {
 		case xml.EndElement:
 			w.end(t)
 		case xml.CharData:
-			if w.inText && !w.hidden {
+			if w.inText {
 				s := string(t)
 				if !w.keepWS {
 					s = strings.Trim(s, " \t\r\n")
 				}
-				w.out.text(s)
+				if w.hidden != "" {
+					w.out.mark(w.look.opt.hide(w.hidden, hiddenChars(s)))
+				} else {
+					w.out.text(s)
+				}
 			}
 		}
 	}
@@ -132,6 +160,30 @@ func (w *docxWalker) start(t xml.StartElement) error {
 		return nil
 	}
 	name := t.Name.Local
+	switch {
+	case name == "pPr" && w.parent() == "p":
+		return w.paragraphProps(t)
+	case name == "tcPr" && w.parent() == "tc" && len(w.cellBg) > 0:
+		var v struct {
+			Shd docxShd `xml:"shd"`
+		}
+		if err := w.d.DecodeElement(&v, &t); err != nil {
+			return err
+		}
+		w.cellBg[len(w.cellBg)-1] = v.Shd.fill()
+		return nil
+	case name == "tblPr" && w.parent() == "tbl" && len(w.styledT) > 0:
+		var v struct {
+			Style struct {
+				Val string `xml:"val,attr"`
+			} `xml:"tblStyle"`
+		}
+		if err := w.d.DecodeElement(&v, &t); err != nil {
+			return err
+		}
+		w.styledT[len(w.styledT)-1] = v.Style.Val != ""
+		return nil
+	}
 	if docxSkipped[name] || (name == "rPr" && w.parent() != "r") {
 		return w.d.Skip()
 	}
@@ -141,12 +193,25 @@ func (w *docxWalker) start(t xml.StartElement) error {
 		case "separator", "continuationSeparator", "continuationNotice":
 			return w.d.Skip() // the line above the notes, not a note
 		}
-	case "r":
-		w.hidden = false
-	case "vanish":
-		if w.parent() == "rPr" {
-			w.hidden = isOn(attr(t, "val"))
+	case "background":
+		if c, ok := parseHexColor(attr(t, "color")); ok && w.parent() == "document" {
+			w.look.page = c
 		}
+	case "r":
+		w.run, w.rStyle = docxProps{}, ""
+		w.hidden = w.hiddenReason()
+	case "rPr":
+	default:
+		if w.parent() == "rPr" {
+			if name == "rStyle" {
+				w.rStyle = attr(t, "val")
+			} else {
+				w.run.set(t)
+			}
+			w.hidden = w.hiddenReason()
+		}
+	}
+	switch name {
 	case "t":
 		w.inText = true
 		w.keepWS = false
@@ -156,7 +221,7 @@ func (w *docxWalker) start(t xml.StartElement) error {
 			}
 		}
 	case "tab", "ptab", "br", "cr", "noBreakHyphen":
-		if w.parent() == "r" && !w.hidden {
+		if w.parent() == "r" && w.hidden == "" {
 			if c := docxRunChars[name]; c == "\t" {
 				w.out.tab()
 			} else {
@@ -165,11 +230,65 @@ func (w *docxWalker) start(t xml.StartElement) error {
 		}
 	case "p":
 		w.out.brk(paragraphSep(w.cells > 0)) // a paragraph in a text box inside another starts a line
+		w.pStyle, w.pFill = "", docxFill{}
 	case "tc":
 		w.cells++
+		w.cellBg = append(w.cellBg, docxFill{})
+	case "tbl":
+		w.styledT = append(w.styledT, false)
 	}
 	w.stack = append(w.stack, name)
 	return nil
+}
+
+// docxShd is a w:shd read by DecodeElement.
+type docxShd struct {
+	Val   string `xml:"val,attr"`
+	Color string `xml:"color,attr"`
+	Fill  string `xml:"fill,attr"`
+}
+
+func (s docxShd) fill() docxFill {
+	c, ok := docxShading(xml.StartElement{Attr: []xml.Attr{
+		{Name: xml.Name{Local: "val"}, Value: s.Val}, {Name: xml.Name{Local: "color"}, Value: s.Color},
+		{Name: xml.Name{Local: "fill"}, Value: s.Fill}}})
+	return docxFill{ok, c}
+}
+
+// paragraphProps reads the paragraph's style and shading from its w:pPr,
+// the rest of which holds no text (docxSkipped).
+func (w *docxWalker) paragraphProps(t xml.StartElement) error {
+	var v struct {
+		Style struct {
+			Val string `xml:"val,attr"`
+		} `xml:"pStyle"`
+		Shd docxShd `xml:"shd"`
+	}
+	if err := w.d.DecodeElement(&v, &t); err != nil {
+		return err
+	}
+	w.pStyle, w.pFill = v.Style.Val, v.Shd.fill()
+	return nil
+}
+
+// hiddenReason says why the current run cannot be seen (docx_hidden.go).
+func (w *docxWalker) hiddenReason() string {
+	st := &w.look.styles
+	pStyle := w.pStyle
+	if pStyle == "" {
+		pStyle = st.defaultPara
+	}
+	p := w.run.over(st.byID[w.rStyle]).over(st.byID[pStyle]).over(st.defaults)
+	bg, bgOK := w.look.page, true
+	switch {
+	case w.pFill.set:
+		bg = w.pFill.c
+	case len(w.cellBg) > 0 && w.cellBg[len(w.cellBg)-1].set:
+		bg = w.cellBg[len(w.cellBg)-1].c
+	case len(w.styledT) > 0 && w.styledT[len(w.styledT)-1]:
+		bgOK = false
+	}
+	return docxHiddenReason(p, bg, bgOK)
 }
 
 func (w *docxWalker) end(t xml.EndElement) {
@@ -185,9 +304,13 @@ func (w *docxWalker) end(t xml.EndElement) {
 		w.out.brk(paragraphSep(w.cells > 0))
 	case "tc":
 		w.cells--
+		w.cellBg = w.cellBg[:len(w.cellBg)-1]
 		w.out.brk(tabSep)
 	case "tr", "tbl", "footnote", "endnote", "txbxContent":
 		w.out.brk(lineSep)
+		if name == "tbl" {
+			w.styledT = w.styledT[:len(w.styledT)-1]
+		}
 	}
 }
 

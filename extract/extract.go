@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/internal/safetext"
 )
 
@@ -34,6 +35,18 @@ type Options struct {
 	// budget is the document's budget while a parser runs (set by
 	// runParser; parsers read it with budgetOf).
 	budget *budget
+	// hidden collects the hidden text a parser leaves out (set by
+	// runParser; parsers report through hide).
+	hidden *hiddenLog
+}
+
+// Result is what extraction finds in a file: its text, as a reader of the
+// rendered document sees it, and the flags of what it left out (a
+// disguise.HiddenText flag whose spans are empty ranges of Text where
+// hidden text stood). Flags is nil for an ordinary file.
+type Result struct {
+	Text  string
+	Flags []disguise.Flag
 }
 
 // OCROptions configure OCR of scanned PDFs.
@@ -69,47 +82,54 @@ func Text(content []byte, filename, contentType string, opt Options) (string, er
 	return TextContext(context.Background(), content, filename, contentType, opt)
 }
 
-// TextContext extracts the plain text of a file. filename and contentType
-// may be empty; they only help when the bytes are ambiguous. The result is
+// TextContext is Read without the flags: the text of the file.
+func TextContext(ctx context.Context, content []byte, filename, contentType string, opt Options) (string, error) {
+	r, err := Read(ctx, content, filename, contentType, opt)
+	return r.Text, err
+}
+
+// Read extracts the plain text of a file and flags the hidden text it left
+// out. filename and contentType
+// may be empty; they only help when the bytes are ambiguous. The text is
 // UTF-8 with "\n" line endings and no control characters other than "\n"
 // and "\t". It never panics: a parser that does is reported as ErrCorrupt;
 // one that runs past opt.Timeout, or whose ctx is done, is reported as
 // ErrTimeout and stops working within milliseconds; one that reaches
 // opt.Limits is reported as ErrTooComplex. Every Reason is one line of
 // valid UTF-8 of at most 300 bytes (internal/safetext.Line).
-func TextContext(ctx context.Context, content []byte, filename, contentType string, opt Options) (string, error) {
-	text, err := extractText(ctx, content, filename, contentType, opt)
+func Read(ctx context.Context, content []byte, filename, contentType string, opt Options) (Result, error) {
+	r, err := extractText(ctx, content, filename, contentType, opt)
 	if e, ok := err.(*Error); ok {
 		e.Reason = safetext.Line(e.Reason, maxReason)
 	}
-	return text, err
+	return r, err
 }
 
-func extractText(ctx context.Context, content []byte, filename, contentType string, opt Options) (string, error) {
+func extractText(ctx context.Context, content []byte, filename, contentType string, opt Options) (Result, error) {
 	if opt.MaxBytes > 0 && int64(len(content)) > opt.MaxBytes {
-		return "", TooLarge(int64(len(content)), opt.MaxBytes)
+		return Result{}, TooLarge(int64(len(content)), opt.MaxBytes)
 	}
 	if len(content) == 0 {
-		return "", &Error{Kind: ErrEmpty, Reason: ErrEmpty.Error()}
+		return Result{}, &Error{Kind: ErrEmpty, Reason: ErrEmpty.Error()}
 	}
 	format, what := detect(content, filename, contentType)
 	parse, ok := parsers[format]
 	switch {
 	case ok:
 	case format == FormatBinary:
-		return "", newError(ErrBinary, "binary data, not text: %s", what)
+		return Result{}, newError(ErrBinary, "binary data, not text: %s", what)
 	default:
-		return "", newError(ErrUnsupported, "format %s is not supported yet", format.Name())
+		return Result{}, newError(ErrUnsupported, "format %s is not supported yet", format.Name())
 	}
-	raw, err := runParser(ctx, parse, format, content, opt)
+	raw, hidden, err := runParser(ctx, parse, format, content, opt)
 	if err != nil {
-		return "", err
+		return Result{}, err
 	}
-	text := normalize(raw)
+	text, marks := normalize(raw)
 	if strings.TrimFunc(text, unicode.IsSpace) == "" {
-		return "", &Error{Kind: ErrEmpty, Reason: ErrEmpty.Error()}
+		return Result{}, &Error{Kind: ErrEmpty, Reason: ErrEmpty.Error()}
 	}
-	return text, nil
+	return Result{Text: text, Flags: hidden.flags(marks)}, nil
 }
 
 // runParser runs parse with panics turned into ErrCorrupt, within a
@@ -118,7 +138,10 @@ func extractText(ctx context.Context, content []byte, filename, contentType stri
 // fires, runParser cancels the budget's context and answers at once, and
 // the parser, which checks its budget in every loop, stops on its own
 // within milliseconds and releases its memory.
-func runParser(ctx context.Context, parse parser, format Format, content []byte, opt Options) (string, error) {
+//
+// The parser's hidden-text log is returned only with the text: a parser
+// that timed out may still be writing to it.
+func runParser(ctx context.Context, parse parser, format Format, content []byte, opt Options) (string, *hiddenLog, error) {
 	type result struct {
 		text string
 		err  error
@@ -126,6 +149,8 @@ func runParser(ctx context.Context, parse parser, format Format, content []byte,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opt.budget = newBudget(ctx, opt.Limits)
+	hidden := &hiddenLog{}
+	opt.hidden = hidden
 	call := func() (r result) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -144,7 +169,7 @@ func runParser(ctx context.Context, parse parser, format Format, content []byte,
 	}
 	if opt.Timeout <= 0 {
 		r := call()
-		return r.text, r.err
+		return r.text, hidden, r.err
 	}
 	done := make(chan result, 1)
 	go func() { done <- call() }()
@@ -152,12 +177,12 @@ func runParser(ctx context.Context, parse parser, format Format, content []byte,
 	defer timer.Stop()
 	select {
 	case r := <-done:
-		return r.text, r.err
+		return r.text, hidden, r.err
 	case <-timer.C:
-		return "", newError(ErrTimeout, "reading the %s file took longer than %s (extract.timeout in the configuration)",
+		return "", nil, newError(ErrTimeout, "reading the %s file took longer than %s (extract.timeout in the configuration)",
 			format.Name(), opt.Timeout)
 	case <-ctx.Done():
-		return "", newError(ErrTimeout, "reading the %s file was cancelled (%s)", format.Name(), ctx.Err())
+		return "", nil, newError(ErrTimeout, "reading the %s file was cancelled (%s)", format.Name(), ctx.Err())
 	}
 }
 
@@ -192,12 +217,17 @@ func humanBytes(n int64) string {
 // text: C0 and C1 controls other than "\n" and "\t", DEL and zero-width
 // no-break spaces (stray BOMs of concatenated files). Form feed, vertical
 // tab and the Unicode line/paragraph separators become "\n" rather than
-// vanishing, so the words on either side stay apart.
-func normalize(s string) string {
+// vanishing, so the words on either side stay apart. It also removes the
+// marks parsers write where they left hidden text out (hiddenMark) and
+// returns their byte offsets in the result, in order.
+func normalize(s string) (string, []int) {
 	var b strings.Builder
+	var marks []int
 	b.Grow(len(s))
 	for i, r := range s {
 		switch {
+		case r == hiddenMark:
+			marks = append(marks, b.Len())
 		case r == '\r':
 			if i+1 < len(s) && s[i+1] == '\n' {
 				continue
@@ -213,5 +243,5 @@ func normalize(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return b.String(), marks
 }

@@ -266,7 +266,7 @@ func TestText_Timeout(t *testing.T) {
 	}
 	defer delete(parsers, slow)
 	start := time.Now()
-	_, err := runParser(context.Background(), parsers[slow], slow, []byte("x"), Options{Timeout: 50 * time.Millisecond})
+	_, _, err := runParser(context.Background(), parsers[slow], slow, []byte("x"), Options{Timeout: 50 * time.Millisecond})
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("got %v, want ErrTimeout", err)
 	}

@@ -27,10 +27,12 @@ func init() { parsers[FormatHTML] = parseHTML }
 //     or form controls, whose text is fallback content or input, not prose;
 //   - footnote reference numbers (see htmlNoteMark), and the header and
 //     footer divs of LibreOffice's export;
-//   - elements with the hidden attribute or an inline display:none or
-//     visibility:hidden style: invisible, and a place to pad a text with
-//     words nobody reads. Stylesheets are not evaluated (that needs a CSS
-//     engine), so text hidden by a class stays.
+//   - text a reader does not see (html_hidden.go): elements with the
+//     hidden attribute or an inline display:none or visibility:hidden
+//     style, and text that inline styles make white on white or tiny, a
+//     place to pad a text with words nobody reads. It is flagged.
+//     Stylesheets are not evaluated (that needs a CSS engine), so text
+//     hidden by a class stays.
 //
 // The HTML5 parser (golang.org/x/net/html) is used rather than a tokenizer
 // because it builds the tree browsers build from sloppy markup: unclosed <p>
@@ -47,10 +49,10 @@ func parseHTML(content []byte, opt Options) (string, error) {
 		// The parser refuses elements nested over 512 deep, which old
 		// editors produce with unclosed <font> or <div> tags. The same
 		// rules applied token by token still read such a file.
-		tokenHTML(s, &out)
+		tokenHTML(s, &out, opt)
 		return out.String(), nil
 	}
-	walkHTML(doc, &out)
+	walkHTML(doc, &out, opt)
 	return out.String(), nil
 }
 
@@ -155,8 +157,8 @@ var htmlPreformatted = map[atom.Atom]bool{atom.Pre: true, atom.Listing: true, at
 // walkHTML writes the visible text under root. It walks the tree through
 // the parent and sibling links rather than recursively, so that a document
 // nested a million elements deep cannot exhaust the stack.
-func walkHTML(root *html.Node, out *blockText) {
-	w := htmlWalker{out: out}
+func walkHTML(root *html.Node, out *blockText, opt Options) {
+	w := htmlWalker{out: out, opt: opt}
 	n := root
 	for {
 		if out.bud != nil {
@@ -187,6 +189,15 @@ type htmlWalker struct {
 	out   *blockText
 	pre   int // open preformatted elements
 	cells int // open table cells
+	opt   Options
+	looks []htmlLook // per entered element: how its text looks
+}
+
+func (w *htmlWalker) look() htmlLook {
+	if len(w.looks) == 0 {
+		return htmlLook{bg: white}
+	}
+	return w.looks[len(w.looks)-1]
 }
 
 // enter starts node n and tells whether its children are to be read.
@@ -195,7 +206,9 @@ func (w *htmlWalker) enter(n *html.Node) bool {
 	case html.DocumentNode:
 		return true
 	case html.TextNode:
-		if w.pre > 0 {
+		if why := w.look().hiddenReason(); why != "" {
+			w.out.mark(w.opt.hide(why, hiddenChars(n.Data)))
+		} else if w.pre > 0 {
 			w.out.text(n.Data)
 		} else {
 			w.out.flow(n.Data)
@@ -204,6 +217,11 @@ func (w *htmlWalker) enter(n *html.Node) bool {
 		if htmlHidden(n) || htmlNoteMark(n) {
 			return false
 		}
+		if why := htmlHiddenElement(n); why != "" {
+			w.out.mark(w.opt.hide(why, htmlTextChars(n, w.out.bud)))
+			return false
+		}
+		w.looks = append(w.looks, htmlLookOf(n, w.look()))
 		switch {
 		case n.DataAtom == atom.Br:
 			w.out.text("\n")
@@ -224,6 +242,9 @@ func (w *htmlWalker) enter(n *html.Node) bool {
 func (w *htmlWalker) leave(n *html.Node) {
 	if n.Type != html.ElementNode {
 		return
+	}
+	if k := len(w.looks); k > 0 && w.looks[k-1].name == n.Data {
+		w.looks = w.looks[:k-1] // tokenHTML's stray end tags match nothing
 	}
 	switch {
 	case n.DataAtom == atom.Td || n.DataAtom == atom.Th:
@@ -252,10 +273,18 @@ func (w *htmlWalker) blockSep(n *html.Node) sep {
 // tokens in order and skips a hidden element up to its end tag, counting
 // elements of the same name nested in it. An unclosed hidden element hides
 // the rest of the document, as it mostly would in a browser.
-func tokenHTML(s string, out *blockText) {
-	w := htmlWalker{out: out}
+func tokenHTML(s string, out *blockText, opt Options) {
+	w := htmlWalker{out: out, opt: opt}
 	z := html.NewTokenizer(strings.NewReader(s))
-	hidden, nested := "", 0 // the name of the hidden element being skipped
+	hidden, nested := "", 0         // the name of the hidden element being skipped
+	why, chars, dropped := "", 0, 0 // why it is hidden, the characters skipped, dropped elements open in it
+	flush := func() {
+		if why != "" {
+			out.mark(opt.hide(why, chars))
+		}
+		why, chars, dropped = "", 0, 0
+	}
+	defer flush()
 	for {
 		if out.bud != nil {
 			out.bud.spend(1)
@@ -268,6 +297,14 @@ func tokenHTML(s string, out *blockText) {
 		n := &html.Node{Type: html.ElementNode, Data: tok.Data, DataAtom: tok.DataAtom, Attr: tok.Attr}
 		if hidden != "" {
 			switch {
+			case tt == html.TextToken && dropped == 0:
+				chars += hiddenChars(tok.Data)
+			case htmlDropped[tok.DataAtom] && tt == html.StartTagToken:
+				dropped++
+			case htmlDropped[tok.DataAtom] && tt == html.EndTagToken && dropped > 0:
+				dropped--
+			}
+			switch {
 			case tok.Data != hidden || tt == html.SelfClosingTagToken:
 			case tt == html.StartTagToken:
 				nested++
@@ -275,6 +312,7 @@ func tokenHTML(s string, out *blockText) {
 				nested--
 			case tt == html.EndTagToken:
 				hidden = ""
+				flush()
 			}
 			continue
 		}
@@ -288,6 +326,10 @@ func tokenHTML(s string, out *blockText) {
 				}
 			} else if !w.enter(n) {
 				hidden, nested = tok.Data, 0
+				why = htmlHiddenElement(n)
+				if htmlHidden(n) || htmlNoteMark(n) {
+					why = ""
+				}
 			}
 		case html.EndTagToken:
 			if !htmlVoid[n.DataAtom] {
@@ -348,7 +390,9 @@ func htmlAttr(n *html.Node, key string) string {
 	return ""
 }
 
-// htmlHidden tells whether an element and its content are not rendered.
+// htmlHidden tells whether an element and its content are not the page's
+// text: never text (htmlDropped), or boilerplate. Elements the page hides
+// from its reader are htmlHiddenElement's.
 func htmlHidden(n *html.Node) bool {
 	if htmlDropped[n.DataAtom] {
 		return true
@@ -358,17 +402,6 @@ func htmlHidden(n *html.Node) bool {
 		// on every page, and DOCX and ODT leave them out too.
 		if t := htmlAttr(n, "title"); t == "header" || t == "footer" {
 			return true
-		}
-	}
-	for _, a := range n.Attr {
-		switch a.Key {
-		case "hidden":
-			return true
-		case "style":
-			s := strings.ToLower(strings.Join(strings.Fields(a.Val), ""))
-			if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
-				return true
-			}
 		}
 	}
 	return false
@@ -424,7 +457,7 @@ func (t *blockText) text(s string) {
 		t.pending = noSep
 		// A break right after a line break (or a space after a tab or
 		// space) would only add an empty line or trailing blank.
-		if t.b.Len() > 0 && t.last != '\n' && !(p == spaceSep && (t.last == '\t' || t.last == ' ')) {
+		if t.last != 0 && t.last != '\n' && !(p == spaceSep && (t.last == '\t' || t.last == ' ')) {
 			t.b.WriteByte(" \n\t\n"[p-1])
 		}
 	}
@@ -432,11 +465,16 @@ func (t *blockText) text(s string) {
 	t.last = s[len(s)-1]
 }
 
+// mark writes a hidden-text mark (Options.hide) where the text stands,
+// before any break owed: it is no text, so it neither pays the break nor
+// counts as the last byte.
+func (t *blockText) mark(m string) { t.b.WriteString(m) }
+
 // tab writes a tab character (DOCX w:tab, ODT text:tab, RTF \tab) unless
 // it would start a line or a cell: there it is indentation, or the gap
 // after a footnote's number, and not a separator between words.
 func (t *blockText) tab() {
-	if t.b.Len() == 0 || t.last == '\n' || t.pending > spaceSep {
+	if t.last == 0 || t.last == '\n' || t.pending > spaceSep {
 		return
 	}
 	t.text("\t")

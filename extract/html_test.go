@@ -22,7 +22,8 @@ func parseWith(t *testing.T, p parser, content []byte) string {
 	if err != nil {
 		t.Fatalf("unexpected error: %v", err)
 	}
-	return normalize(text)
+	text, _ = normalize(text)
+	return text
 }
 
 // wantErrorKind checks that err is an *Error of kind k whose reason

@@ -19,7 +19,7 @@ func init() { parsers[FormatODT] = parseODT }
 // detection hands one over: its office:body has the same structure.
 func parseODT(content []byte, opt Options) (string, error) {
 	if isFlatODT(content) {
-		text, err := odtWalkXML(bytes.NewReader(content), budgetOf(opt))
+		text, err := odtWalkXML(bytes.NewReader(content), opt, newODTStyles())
 		if err != nil {
 			return "", xmlPartError(FormatODT, "the flat ODT document", err)
 		}
@@ -42,7 +42,7 @@ func parseODT(content []byte, opt Options) (string, error) {
 		return "", err
 	}
 	defer rc.Close()
-	text, err := odtWalkXML(rc, budgetOf(opt))
+	text, err := odtWalkXML(rc, opt, loadODTStyles(z))
 	if err != nil {
 		return "", xmlPartError(FormatODT, "content.xml", err)
 	}
@@ -104,11 +104,32 @@ type odtWalker struct {
 	cells      int // open table cells
 	savedCells int // cells open around the note being read
 	bud        *budget
+
+	opt    Options
+	styles *odtStyles
+	looks  []odtLook // per open element of the body: what its text looks like
+}
+
+// odtLook is how the text inside an element looks: its properties, and
+// the reason it cannot be seen when a block hides it whatever its
+// properties (a hidden section or paragraph).
+type odtLook struct {
+	props odtProps
+	block string
+	para  bool // a paragraph or heading
+}
+
+func (l odtLook) hidden() string {
+	if l.block != "" {
+		return l.block
+	}
+	return l.props.hiddenReason()
 }
 
 // odtWalkXML reads an ODF content.xml or flat ODT document.
-func odtWalkXML(r io.Reader, bud *budget) (string, error) {
-	w := &odtWalker{d: xml.NewDecoder(newXMLGuard(r, bud)), bud: bud}
+func odtWalkXML(r io.Reader, opt Options, styles *odtStyles) (string, error) {
+	bud := budgetOf(opt)
+	w := &odtWalker{d: xml.NewDecoder(newXMLGuard(r, bud)), bud: bud, opt: opt, styles: styles}
 	w.body.bud, w.note.bud = bud, bud
 	w.out = &w.body
 	if err := w.walk(); err != nil {
@@ -140,7 +161,11 @@ func (w *odtWalker) walk() error {
 			w.end(t)
 		case xml.CharData:
 			if w.paras > 0 {
-				w.out.flow(string(t))
+				if why := w.look().hidden(); why != "" {
+					w.out.mark(w.opt.hide(why, hiddenChars(string(t))))
+				} else {
+					w.out.flow(string(t))
+				}
 			}
 		}
 	}
@@ -151,6 +176,13 @@ func (w *odtWalker) start(t xml.StartElement) error {
 		switch {
 		case t.Name == (xml.Name{Space: nsODFOffice, Local: "body"}):
 			w.inBody = true
+		case t.Name.Space == nsODFOffice && (t.Name.Local == "automatic-styles" || t.Name.Local == "styles"):
+			var x odtStylesXML
+			if err := w.d.DecodeElement(&x, &t); err != nil {
+				return err
+			}
+			w.styles.add(x)
+			return nil
 		case w.depth > 0:
 			// Styles (with headers and footers), metadata, settings, fonts.
 			return w.d.Skip()
@@ -161,10 +193,18 @@ func (w *odtWalker) start(t xml.StartElement) error {
 	if odtSkipped[t.Name] {
 		return w.d.Skip()
 	}
+	if t.Name == (xml.Name{Space: nsODFText, Local: "hidden-text"}) && attr(t, "is-hidden") == "true" {
+		if w.paras > 0 {
+			w.out.mark(w.opt.hide("hidden-text fields", hiddenChars(attr(t, "string-value"))))
+		}
+		return w.d.Skip()
+	}
 	w.depth++
+	w.looks = append(w.looks, w.lookOf(t))
 	if t.Name.Space != nsODFText && t.Name.Space != nsODFTable {
 		return nil
 	}
+	hidden := w.look().hidden() != ""
 	switch t.Name.Local {
 	case "p", "h":
 		w.paras++
@@ -174,11 +214,26 @@ func (w *odtWalker) start(t xml.StartElement) error {
 		if c, err := strconv.Atoi(attr(t, "c")); err == nil {
 			n = min(max(c, 1), 100) // a count of spaces is no reason to allocate gigabytes
 		}
-		w.out.text(strings.Repeat(" ", n))
+		if !hidden {
+			w.out.text(strings.Repeat(" ", n))
+		}
 	case "tab":
-		w.out.tab()
+		if !hidden {
+			w.out.tab()
+		}
 	case "line-break":
-		w.out.text("\n")
+		if !hidden {
+			w.out.text("\n")
+		}
+	case "hidden-paragraph":
+		if attr(t, "is-hidden") == "true" {
+			for i := len(w.looks) - 1; i >= 0; i-- {
+				w.looks[i].block = "hidden paragraphs"
+				if w.looks[i].para {
+					break
+				}
+			}
+		}
 	case "table-cell":
 		w.cells++
 	case "note-body":
@@ -188,8 +243,54 @@ func (w *odtWalker) start(t xml.StartElement) error {
 	return nil
 }
 
+// look is how the text of the innermost open element looks.
+func (w *odtWalker) look() odtLook {
+	if len(w.looks) == 0 {
+		return odtLook{}
+	}
+	return w.looks[len(w.looks)-1]
+}
+
+// lookOf is how the text inside element t looks: its style's properties
+// over those of the element around it.
+func (w *odtWalker) lookOf(t xml.StartElement) odtLook {
+	l := w.look()
+	l.para = false
+	family := ""
+	switch t.Name {
+	case xml.Name{Space: nsODFText, Local: "p"}, xml.Name{Space: nsODFText, Local: "h"}:
+		family, l.para = "paragraph", true
+	case xml.Name{Space: nsODFText, Local: "span"}, xml.Name{Space: nsODFText, Local: "a"}:
+		family = "text"
+	case xml.Name{Space: nsODFTable, Local: "table-cell"}:
+		family = "table-cell"
+	case xml.Name{Space: nsODFText, Local: "section"}:
+		if attr(t, "display") == "none" {
+			l.block = "hidden sections"
+		}
+		return l
+	default:
+		return l
+	}
+	name := ""
+	for _, a := range t.Attr {
+		if a.Name.Local == "style-name" && (a.Name.Space == nsODFText || a.Name.Space == nsODFTable) {
+			name = a.Value
+		}
+	}
+	if l.para {
+		// A paragraph inherits no highlighting from around it.
+		l.props.textBgOK = false
+	}
+	l.props = w.styles.resolve(family, name).over(l.props)
+	return l
+}
+
 func (w *odtWalker) end(t xml.EndElement) {
 	w.depth--
+	if w.inBody && len(w.looks) > 0 {
+		w.looks = w.looks[:len(w.looks)-1]
+	}
 	if t.Name == (xml.Name{Space: nsODFOffice, Local: "body"}) {
 		w.inBody = false
 		return

@@ -18,7 +18,12 @@ func init() { parsers[FormatRTF] = parseRTF }
 // skipped. Characters outside ASCII arrive as \uN with a fallback to skip,
 // or as \'hh bytes in the code page of the current font or the document.
 // Headers and footers are skipped for the reason DOCX's are; tracked
-// deletions (\deleted) and hidden text (\v) too.
+// deletions (\deleted) too. Text a reader does not see is left out and
+// flagged (rtfHiddenReason): hidden text (\v), a font of 1 pt or less
+// (\fs1, \fs2) and text whose colour (\cf, an entry of the colour table)
+// is within nearColorDiff of what lies under it (\highlight or \cb, else
+// the white page). Inside a table row whose cells are shaded (\clcbpat)
+// colour is not judged: which cell is which is not followed.
 //
 // The reader is one pass over the bytes with a bounded group stack, so its
 // time is linear and its memory follows the text, whatever the input:
@@ -36,7 +41,7 @@ func parseRTF(content []byte, opt Options) (string, error) {
 		return "", newError(ErrCorrupt, `the %s file is damaged: it does not start with "{\rtf"`, FormatRTF.Name())
 	}
 	bud := budgetOf(opt)
-	r := rtfReader{b: content, ansiCP: 1252, fontCP: map[int]int{}, g: rtfGroup{uc: 1, font: -1}, bud: bud}
+	r := rtfReader{b: content, ansiCP: 1252, fontCP: map[int]int{}, g: rtfGroup{uc: 1, font: -1}, bud: bud, opt: opt}
 	r.body.bud, r.notes.bud = bud, bud
 	r.run()
 	out := r.body.String()
@@ -59,7 +64,15 @@ type rtfGroup struct {
 	intbl   bool // the paragraph is in a table
 	uc      int  // \ucN: fallback characters after each \uN
 	font    int  // \fN, -1 for the default font
+
+	colortbl bool // inside the colour table
+	cf       int  // \cfN: the text's colour, an index of the colour table; 0: automatic
+	bg       int  // \highlightN or \cbN: what lies under the text; 0: nothing
+	fs       int  // \fsN: font size in half-points; 0: unset (12 pt)
 }
+
+// maxRTFColors bounds the colour table.
+const maxRTFColors = 10000
 
 // maxRTFDepth bounds the group stack. Deeper groups share the state of the
 // deepest one kept: real documents nest a few dozen levels.
@@ -84,6 +97,18 @@ type rtfReader struct {
 	starred     bool        // "\*" just read: the destination may be ignored
 	highSurr    rune        // the first half of a UTF-16 surrogate pair from \uN
 	bud         *budget
+
+	opt       Options
+	colors    []rtfColor // the colour table; entry 0 is "automatic"
+	rowShaded bool       // the current row definition shades cells (\clcbpat)
+	inHidden  string     // the reason of the hidden run being read, "" after visible text
+}
+
+// rtfColor is an entry of the colour table; set is false for an entry
+// that gives no colour ("automatic").
+type rtfColor struct {
+	c   rgb
+	set bool
 }
 
 func (r *rtfReader) run() {
@@ -117,6 +142,9 @@ func (r *rtfReader) run() {
 			j := r.i
 			for j < len(r.b) && r.b[j] < 0x80 && r.b[j] != '{' && r.b[j] != '}' && r.b[j] != '\\' && r.b[j] != '\r' && r.b[j] != '\n' {
 				j++
+			}
+			if r.g.colortbl {
+				r.colorText(r.b[r.i:j])
 			}
 			r.emit(string(r.b[r.i:j]))
 			r.i = j
@@ -252,6 +280,11 @@ func (r *rtfReader) word(name string, param int, hasParam bool) {
 			r.g.note = true
 		case "fonttbl":
 			r.g.fonttbl, r.g.skip = true, true
+		case "colortbl":
+			r.g.colortbl, r.g.skip = true, true
+			if len(r.colors) == 0 {
+				r.colors = []rtfColor{{}}
+			}
 		default:
 			r.g.skip = true
 		}
@@ -280,8 +313,23 @@ func (r *rtfReader) word(name string, param int, hasParam bool) {
 		r.g.intbl = false
 	case "plain":
 		r.g.font, r.g.hidden, r.g.deleted = -1, false, false
+		r.g.cf, r.g.bg, r.g.fs = 0, 0, 0
 	case "v":
 		r.g.hidden = on
+	case "cf":
+		r.g.cf = max(param, 0)
+	case "cb", "highlight", "chcbpat":
+		r.g.bg = max(param, 0)
+	case "fs":
+		r.g.fs = max(param, 0)
+	case "red", "green", "blue":
+		r.colorWord(name, param)
+	case "trowd":
+		r.rowShaded = false
+	case "clcbpat", "clcbpatraw":
+		if param != 0 {
+			r.rowShaded = true
+		}
 	case "deleted":
 		r.g.deleted = on
 	case "uc":
@@ -346,8 +394,73 @@ func (r *rtfReader) paragraph() {
 	r.brk(paragraphSep(r.g.intbl))
 }
 
-// visible tells whether text in the current group is part of the document.
-func (r *rtfReader) visible() bool { return !r.g.skip && !r.g.hidden && !r.g.deleted }
+// visible tells whether text in the current group is part of the document
+// and seen.
+func (r *rtfReader) visible() bool { return r.inDocument() && r.hiddenReason() == "" }
+
+// inDocument tells whether text in the current group is part of the
+// document, seen or not.
+func (r *rtfReader) inDocument() bool { return !r.g.skip && !r.g.deleted }
+
+// hiddenReason says why text in the current group cannot be seen, or "".
+func (r *rtfReader) hiddenReason() string {
+	switch {
+	case r.g.hidden:
+		return `hidden text (\v)`
+	case r.g.fs > 0 && r.g.fs <= 2:
+		return "tiny text (1 pt or less)"
+	}
+	fg, ok := r.color(r.g.cf)
+	if !ok {
+		return ""
+	}
+	bg, ok := r.color(r.g.bg)
+	if !ok || r.g.bg == 0 { // \cb0, \highlight0: nothing under the text
+		if r.g.intbl && r.rowShaded {
+			return ""
+		}
+		bg = white
+	}
+	if fg.near(bg) {
+		return "text in its background's colour"
+	}
+	return ""
+}
+
+// color returns entry i of the colour table, if it gives a colour.
+func (r *rtfReader) color(i int) (rgb, bool) {
+	if i < 0 || i >= len(r.colors) || !r.colors[i].set {
+		return rgb{}, false
+	}
+	return r.colors[i].c, true
+}
+
+// colorWord reads \redN, \greenN or \blueN into the colour table's last entry.
+func (r *rtfReader) colorWord(name string, v int) {
+	if !r.g.colortbl || len(r.colors) == 0 {
+		return
+	}
+	c := &r.colors[len(r.colors)-1]
+	b := uint8(min(max(v, 0), 255))
+	switch name {
+	case "red":
+		c.c.r = b
+	case "green":
+		c.c.g = b
+	case "blue":
+		c.c.b = b
+	}
+	c.set = true
+}
+
+// colorText reads the text of the colour table: each ";" ends an entry.
+func (r *rtfReader) colorText(b []byte) {
+	for _, c := range b {
+		if c == ';' && len(r.colors) < maxRTFColors {
+			r.colors = append(r.colors, rtfColor{})
+		}
+	}
+}
 
 func (r *rtfReader) out() *blockText {
 	if r.g.note {
@@ -357,8 +470,21 @@ func (r *rtfReader) out() *blockText {
 }
 
 func (r *rtfReader) emit(s string) {
-	if r.visible() {
+	if !r.inDocument() {
+		return
+	}
+	why := r.hiddenReason()
+	switch {
+	case why == "":
+		r.inHidden = ""
 		r.out().text(s)
+	case why == r.inHidden:
+		r.opt.hideMore(why, hiddenChars(s))
+	default:
+		if n := hiddenChars(s); n > 0 {
+			r.out().mark(r.opt.hide(why, n))
+			r.inHidden = why
+		}
 	}
 }
 
@@ -372,7 +498,7 @@ func (r *rtfReader) brk(s sep) {
 // the document's. Multi-byte Asian code pages are not supported; their
 // bytes are read as Windows-1252 (writers add \uN for them anyway).
 func (r *rtfReader) emitByte(c byte) {
-	if !r.visible() {
+	if !r.inDocument() {
 		return
 	}
 	font := r.g.font

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,22 +38,28 @@ const (
 // time runs out.
 const cpuMessage = "plagd sandbox: CPU time limit of the document reached"
 
-// Handler extracts text from one document, as extract.Text does.
-type Handler func(content []byte, filename, contentType string, opt extract.Options) (string, error)
+// Handler extracts text and flags from one document, as extract.Read does.
+type Handler func(content []byte, filename, contentType string, opt extract.Options) (extract.Result, error)
 
 var (
 	handlersMu sync.RWMutex
-	handlers   = map[string]Handler{opExtract: extract.Text}
+	handlers   = map[string]Handler{opExtract: readDocument}
 )
 
-// opExtract is the handler Pool.Text calls.
+// readDocument is the extraction a child runs: extract.Read without a
+// context of its own (the parent's timeout and the kernel's limits stop it).
+func readDocument(content []byte, filename, contentType string, opt extract.Options) (extract.Result, error) {
+	return extract.Read(context.Background(), content, filename, contentType, opt)
+}
+
+// opExtract is the handler Pool.Read calls.
 const opExtract = "extract"
 
 // Handle registers h under op in this executable, for its children. It must
 // be called before Main (in an init function or at the top of TestMain),
 // since a child serves as soon as Main runs. Tests use it to make children
 // misbehave on purpose; registering "extract" replaces the extraction that
-// Pool.Text runs, in children and in-process alike.
+// Pool.Read runs, in children and in-process alike.
 func Handle(op string, h Handler) {
 	handlersMu.Lock()
 	defer handlersMu.Unlock()
@@ -154,11 +161,11 @@ func runRequest(req *request) (resp response) {
 	if !ok {
 		return response{Seq: req.Seq, Kind: extract.ErrCorrupt, Reason: fmt.Sprintf("no handler %q in the extraction process", req.Op)}
 	}
-	text, err := h(req.Content, req.Filename, req.ContentType, req.Options)
+	res, err := h(req.Content, req.Filename, req.ContentType, req.Options)
 	if err != nil {
 		return errorResponse(req.Seq, err)
 	}
-	resp.Text = text
+	resp.Text, resp.Flags = res.Text, res.Flags
 	return resp
 }
 

@@ -23,8 +23,10 @@ var sink [][]byte
 // TestMain registers handlers that misbehave on purpose, then lets Main
 // turn this test binary into a sandbox child when a Pool started it.
 func TestMain(m *testing.M) {
-	Handle("echo", func(c []byte, _, _ string, _ extract.Options) (string, error) { return string(c), nil })
-	Handle("alloc", func([]byte, string, string, extract.Options) (string, error) {
+	Handle("echo", func(c []byte, _, _ string, _ extract.Options) (extract.Result, error) {
+		return extract.Result{Text: string(c)}, nil
+	})
+	Handle("alloc", func([]byte, string, string, extract.Options) (extract.Result, error) {
 		for { // 16 MiB at a time, touched, kept: grows until something stops it
 			b := make([]byte, 16<<20)
 			for i := 0; i < len(b); i += 4096 {
@@ -33,37 +35,49 @@ func TestMain(m *testing.M) {
 			sink = append(sink, b)
 		}
 	})
-	Handle("bigalloc", func([]byte, string, string, extract.Options) (string, error) {
+	Handle("bigalloc", func([]byte, string, string, extract.Options) (extract.Result, error) {
 		n := 2_000_000_000
 		b := make([]struct{ a, b, c, d int64 }, n) // 64 GB at once, as the PDF library's xref table
-		return fmt.Sprint(len(b)), nil
+		return extract.Result{Text: fmt.Sprint(len(b))}, nil
 	})
-	Handle("spin", func([]byte, string, string, extract.Options) (string, error) { spin(); return "", nil })
-	Handle("sleep", func([]byte, string, string, extract.Options) (string, error) { time.Sleep(time.Hour); return "", nil })
-	Handle("panic", func([]byte, string, string, extract.Options) (string, error) { panic("boom in the handler") })
-	Handle("gopanic", func([]byte, string, string, extract.Options) (string, error) {
+	Handle("spin", func([]byte, string, string, extract.Options) (extract.Result, error) {
+		spin()
+		return extract.Result{}, nil
+	})
+	Handle("sleep", func([]byte, string, string, extract.Options) (extract.Result, error) {
+		time.Sleep(time.Hour)
+		return extract.Result{}, nil
+	})
+	Handle("panic", func([]byte, string, string, extract.Options) (extract.Result, error) { panic("boom in the handler") })
+	Handle("gopanic", func([]byte, string, string, extract.Options) (extract.Result, error) {
 		go func() { panic("boom in a goroutine") }()
 		select {}
 	})
-	Handle("exit", func([]byte, string, string, extract.Options) (string, error) { os.Exit(3); return "", nil })
-	Handle("garbage", func([]byte, string, string, extract.Options) (string, error) {
-		protoOut.Write([]byte("\x00\x00\x00\x10this is no gob!!"))
-		return "after the garbage", nil
+	Handle("exit", func([]byte, string, string, extract.Options) (extract.Result, error) {
+		os.Exit(3)
+		return extract.Result{}, nil
 	})
-	Handle("stdout", func([]byte, string, string, extract.Options) (string, error) {
+	Handle("garbage", func([]byte, string, string, extract.Options) (extract.Result, error) {
+		protoOut.Write([]byte("\x00\x00\x00\x10this is no gob!!"))
+		return extract.Result{Text: "after the garbage"}, nil
+	})
+	Handle("stdout", func([]byte, string, string, extract.Options) (extract.Result, error) {
 		fmt.Println("a library printing to standard output")
 		os.Stdout.Write([]byte{0, 0, 0, 1, 0xff})
-		return "clean answer", nil
+		return extract.Result{Text: "clean answer"}, nil
 	})
-	Handle("grandchild", func([]byte, string, string, extract.Options) (string, error) {
+	Handle("grandchild", func([]byte, string, string, extract.Options) (extract.Result, error) {
 		if err := exec.Command("sleep", grandchildArg).Start(); err != nil {
-			return "", err
+			return extract.Result{}, err
 		}
 		spin()
-		return "", nil
+		return extract.Result{}, nil
 	})
-	Handle("badreason", func([]byte, string, string, extract.Options) (string, error) {
-		return "", &extract.Error{Kind: extract.ErrCorrupt, Reason: "malformed hex string \x10 % \x1f0/\xa0\xff" + strings.Repeat("x", 5000)}
+	Handle("badreason", func([]byte, string, string, extract.Options) (extract.Result, error) {
+		return extract.Result{}, &extract.Error{Kind: extract.ErrCorrupt, Reason: "malformed hex string \x10 % \x1f0/\xa0\xff" + strings.Repeat("x", 5000)}
+	})
+	Handle("flags", func([]byte, string, string, extract.Options) (extract.Result, error) {
+		return extract.Result{Text: "flagged text", Flags: hostileFlags()}, nil
 	})
 	Main()
 	os.Exit(m.Run())

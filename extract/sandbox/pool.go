@@ -122,20 +122,27 @@ func New(cfg Config, log zerolog.Logger) *Pool {
 // Isolated reports whether documents are read in child processes.
 func (p *Pool) Isolated() bool { return p.isolate }
 
-// Text extracts the plain text of a file, as extract.Text does: the text,
-// or an *extract.Error saying why there is none. A file that kills its
-// reader fails alone (extract.ErrTooComplex for memory, ErrTimeout for
-// time, ErrCorrupt for other crashes). Other errors are not the file's
-// fault: ctx ended (its error), ErrClosed, or ErrUnavailable.
+// Text is Read without the flags: the text of a file.
 func (p *Pool) Text(ctx context.Context, content []byte, filename, contentType string, opt extract.Options) (string, error) {
+	r, err := p.Read(ctx, content, filename, contentType, opt)
+	return r.Text, err
+}
+
+// Read extracts the plain text of a file and its flags, as extract.Read
+// does: the result, or an *extract.Error saying why there is none. A file
+// that kills its reader fails alone (extract.ErrTooComplex for memory,
+// ErrTimeout for time, ErrCorrupt for other crashes). Other errors are not
+// the file's fault: ctx ended (its error), ErrClosed, or ErrUnavailable.
+// The flags are bounded whatever the child sent (boundFlags).
+func (p *Pool) Read(ctx context.Context, content []byte, filename, contentType string, opt extract.Options) (extract.Result, error) {
 	if opt.MaxBytes > 0 && int64(len(content)) > opt.MaxBytes {
-		return "", extract.TooLarge(int64(len(content)), opt.MaxBytes)
+		return extract.Result{}, extract.TooLarge(int64(len(content)), opt.MaxBytes)
 	}
 	if p.cfg.Timeout > 0 {
 		opt.Timeout = p.cfg.Timeout
 	}
 	if err := p.acquire(ctx); err != nil {
-		return "", err
+		return extract.Result{}, err
 	}
 	defer p.release()
 	if !p.isolate || len(content) == 0 || extract.DetectFormat(content, filename, contentType) == extract.FormatText {
@@ -158,25 +165,26 @@ func (p *Pool) release() { <-p.sem }
 
 // inProcess runs a handler in this process, with its panics (in this
 // goroutine) turned into ErrCorrupt and its reason made safe.
-func inProcess(op string, content []byte, filename, contentType string, opt extract.Options) (string, error) {
+func inProcess(op string, content []byte, filename, contentType string, opt extract.Options) (extract.Result, error) {
 	resp := runRequest(&request{Op: op, Content: content, Filename: filename, ContentType: contentType, Options: opt})
 	return answer(resp)
 }
 
-// answer turns a response into Text's results; the reason came from a
-// file's reader, so it is made one bounded line of valid UTF-8.
-func answer(resp response) (string, error) {
+// answer turns a response into Read's results; the reason and the flags
+// came from a file's reader, so the reason is made one bounded line of
+// valid UTF-8 and the flags are bounded.
+func answer(resp response) (extract.Result, error) {
 	if resp.Kind == 0 {
-		return resp.Text, nil
+		return extract.Result{Text: resp.Text, Flags: boundFlags(resp.Flags, len(resp.Text))}, nil
 	}
-	return "", &extract.Error{Kind: resp.Kind, Reason: safetext.Line(resp.Reason, maxReason)}
+	return extract.Result{}, &extract.Error{Kind: resp.Kind, Reason: safetext.Line(resp.Reason, maxReason)}
 }
 
 // isolated runs req in a child, killing it when it overruns.
-func (p *Pool) isolated(ctx context.Context, req *request) (string, error) {
+func (p *Pool) isolated(ctx context.Context, req *request) (extract.Result, error) {
 	c, err := p.take()
 	if err != nil {
-		return "", err
+		return extract.Result{}, err
 	}
 	req.Seq = p.seq.Add(1)
 	timeout := req.Options.Timeout
@@ -198,7 +206,7 @@ func (p *Pool) isolated(ctx context.Context, req *request) (string, error) {
 		}
 		return answer(resp)
 	}
-	return "", p.failed(ctx, c, req, res, time.Since(start))
+	return extract.Result{}, p.failed(ctx, c, req, res, time.Since(start))
 }
 
 // failed reaps a child that did not answer and says why, as the document's

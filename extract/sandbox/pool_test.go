@@ -17,8 +17,14 @@ import (
 
 // call runs a registered handler in a child of p, as Text runs "extract".
 func call(ctx context.Context, p *Pool, op string) (string, error) {
+	r, err := callResult(ctx, p, op)
+	return r.Text, err
+}
+
+// callResult is call with the flags.
+func callResult(ctx context.Context, p *Pool, op string) (extract.Result, error) {
 	if err := p.acquire(ctx); err != nil {
-		return "", err
+		return extract.Result{}, err
 	}
 	defer p.release()
 	return p.isolated(ctx, &request{Op: op, Content: []byte(op), Filename: op + ".pdf",

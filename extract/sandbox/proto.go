@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/extract"
 )
 
@@ -29,10 +30,13 @@ type request struct {
 	CPUSeconds int64
 }
 
-// response is a child's answer: the text, or the failure's kind and reason.
+// response is a child's answer: the text and its flags, or the failure's
+// kind and reason. The parent bounds the flags (boundFlags): a child that
+// read a hostile file is not trusted to have done so.
 type response struct {
 	Seq    uint64
 	Text   string
+	Flags  []disguise.Flag
 	Kind   extract.Kind // 0: success
 	Reason string
 }

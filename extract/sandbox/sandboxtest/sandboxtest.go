@@ -2,6 +2,7 @@ package sandboxtest
 
 import (
 	"bytes"
+	"context"
 	"time"
 
 	"github.com/plagd/plagd/extract"
@@ -19,14 +20,14 @@ func SpinPDF() []byte { return []byte(SpinMarker + "1 0 obj\n<< >>\nendobj\n%%EO
 // InstallSpinningReader replaces the sandbox's extraction in this
 // executable (its children included) by one that spins on a CPU forever
 // for files beginning with SpinMarker and reads every other file with
-// extract.Text: a stand-in for a parser caught in a loop that no budget
+// extract.Read: a stand-in for a parser caught in a loop that no budget
 // inside package extract catches. Call it in TestMain before sandbox.Main.
 func InstallSpinningReader() {
-	sandbox.Handle("extract", func(content []byte, filename, contentType string, opt extract.Options) (string, error) {
+	sandbox.Handle("extract", func(content []byte, filename, contentType string, opt extract.Options) (extract.Result, error) {
 		if bytes.HasPrefix(content, []byte(SpinMarker)) {
 			Spin()
 		}
-		return extract.Text(content, filename, contentType, opt)
+		return extract.Read(context.Background(), content, filename, contentType, opt)
 	})
 }
 
