@@ -123,24 +123,26 @@ func (s *pgSource) textOf(ctx context.Context, id int64, deleted bool, content [
 		f, err := store.ParseFlags(readFlags)
 		return t, f, err
 	case content != nil:
-		t, err := s.extract.Text(ctx, content, filename, ctype, s.opt)
-		return flagged(sourceText(id, t, err))
+		r, err := s.extract.Read(ctx, content, filename, ctype, s.opt)
+		return flagged(id, r, err)
 	case text != nil:
 		// Plain text from the integrator goes through the same clean-up as files.
-		t, err := s.extract.Text(ctx, []byte(*text), "", "text/plain; charset=utf-8", s.opt)
-		return flagged(sourceText(id, t, err))
+		r, err := s.extract.Read(ctx, []byte(*text), "", "text/plain; charset=utf-8", s.opt)
+		return flagged(id, r, err)
 	default:
 		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text", FailedKind: "no_content"}, nil, nil
 	}
 }
 
-// flagged adds the flags of a text read now to it: disguise.Of over the
-// text as it is staged, so that spans are offsets of the stored text.
-func flagged(t cluster.SourceText, err error) (cluster.SourceText, []disguise.Flag, error) {
+// flagged is sourceText of a text read now, with its flags: what extraction found
+// hidden in the file (r.Flags) merged with what the text as it is staged
+// shows (disguise.Of), spans being offsets of the stored text.
+func flagged(id int64, r extract.Result, err error) (cluster.SourceText, []disguise.Flag, error) {
+	t, err := sourceText(id, r.Text, err)
 	if err != nil || t.Gone || t.Failed != "" {
 		return t, nil, err
 	}
-	return t, disguise.Of(nil, t.Text), nil
+	return t, disguise.Of(r.Flags, t.Text), nil
 }
 
 // sourceText turns an extraction result into a SourceText whose text can

@@ -504,7 +504,8 @@ func PutFile(t testing.TB, path, content string) {
 
 // CheckFlags fails the test unless document_texts holds, for every live
 // document the run indexed, the text the engine's extraction makes of its
-// current bytes and the flags disguise.Of makes of that text; no document
+// current bytes and the flags disguise.Of makes of that text and of what
+// extraction found hidden in the file; no document
 // that failed, was deleted or is gone keeps a row. It returns the stored
 // flags by document, as JSON, for comparing runs.
 func CheckFlags(t testing.TB, pool *pgxpool.Pool, when string) map[int64]string {
@@ -541,12 +542,13 @@ func CheckFlags(t testing.TB, pool *pgxpool.Pool, when string) map[int64]string 
 		if deleted || store.Deref(status) != "indexed" {
 			t.Fatalf("%s: document %d (deleted %v, status %q) keeps its text", when, id, deleted, store.Deref(status))
 		}
-		var text string
+		var read extract.Result
 		if content != nil {
-			text, err = extract.Text(content, store.Deref(fn), store.Deref(ct), extract.Options{})
+			read, err = extract.Read(ctx, content, store.Deref(fn), store.Deref(ct), extract.Options{})
 		} else {
-			text, err = extract.Text([]byte(store.Deref(tx)), "", "text/plain; charset=utf-8", extract.Options{})
+			read, err = extract.Read(ctx, []byte(store.Deref(tx)), "", "text/plain; charset=utf-8", extract.Options{})
 		}
+		text := read.Text
 		if err != nil || text != *body {
 			t.Fatalf("%s: document %d: stored text is not what its bytes give now (%v)", when, id, err)
 		}
@@ -554,7 +556,7 @@ func CheckFlags(t testing.TB, pool *pgxpool.Pool, when string) map[int64]string 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := disguise.Of(nil, text); !reflect.DeepEqual(got, want) {
+		if want := disguise.Of(read.Flags, text); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: document %d: stored flags %+v, want %+v", when, id, got, want)
 		}
 		out[id] = string(flags)
