@@ -49,7 +49,7 @@ up: build ## local PostgreSQL (./.data), migrate, ingest samples/, run once, ser
 	echo "== plagd run"; $(PLAGD) run; \
 	echo; \
 	echo "open http://$(HTTP_LISTEN) and sign in as admin with the password in .data/admin-password: $$(cat .data/admin-password)"; \
-	echo "(more accounts: bin/plagd user add NAME --role teacher|staff|admin)"; \
+	echo "(more accounts, in another shell: export PLAGD_DATABASE_URL='$$url'; bin/plagd user add NAME --role teacher|staff|admin)"; \
 	echo "(Ctrl-C stops plagd; 'make down' stops PostgreSQL; 'scripts/localpg.sh psql' opens a SQL prompt)"; \
 	echo; \
 	PLAGD_HTTP_LISTEN="$(HTTP_LISTEN)" exec $(PLAGD) serve
@@ -60,9 +60,14 @@ down: ## stop the local PostgreSQL (its data stays in ./.data)
 test: ## go vet, then every test (unit, property, integration) against a throwaway PostgreSQL
 	@pgbin=$$(scripts/ensure-postgres.sh); \
 	echo "PostgreSQL server binaries: $$pgbin"; \
-	echo "== go vet ./..."; $(GO) vet ./...; \
+	echo "== go vet ./..."; $(GO) vet ./... || exit 1; \
 	echo "== go test ./..."; \
-	PATH="$$pgbin:$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	PATH="$$pgbin:$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...; rc=$$?; \
+	if [ -z "$$PLAGD_BROWSER" ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null \
+	  && ! command -v google-chrome >/dev/null && ! command -v google-chrome-stable >/dev/null; then \
+	  echo "NOTE: no Chromium found: the browser tests of web/ were SKIPPED (apt-get install chromium, or set PLAGD_BROWSER=PATH)"; \
+	else echo "browser tests ran (Chromium found)"; fi; \
+	exit $$rc
 
 test-short: ## quick tests (go test -short); database tests are skipped when PostgreSQL is not installed
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; else \

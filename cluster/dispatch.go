@@ -70,7 +70,7 @@ func (m *Master) progress(phase string, total int, done *atomic.Int64) (stop fun
 				ev := m.log.Info().Str("phase", phase).Int64("done", n).Int("total", total)
 				if n > 0 {
 					eta := time.Duration(float64(time.Since(start)) * float64(int64(total)-n) / float64(n))
-					ev = ev.Dur("eta", eta.Round(time.Second))
+					ev = ev.Dur("eta_ms", eta.Round(time.Second))
 				}
 				ev.Msg("progress")
 			}

@@ -77,7 +77,7 @@ func (m *Master) Run(ctx context.Context, plan Plan, src TextSource) (*Outcome, 
 	if err := m.dispatch(ctx, st, jobs, src.Fresh, true); err != nil {
 		return nil, err
 	}
-	m.log.Info().Dur("elapsed", time.Since(start)).Int("indexed", len(st.upserted)).Msg("chunked")
+	m.log.Info().Dur("elapsed_ms", time.Since(start)).Int("indexed", len(st.upserted)).Msg("chunked")
 
 	// Unchanged documents whose full lists lost an entry are counted again.
 	if err := m.dispatchUnchanged(ctx, st, plan.Holes, src); err != nil {
@@ -89,7 +89,7 @@ func (m *Master) Run(ctx context.Context, plan Plan, src TextSource) (*Outcome, 
 	if err != nil {
 		return nil, err
 	}
-	m.log.Info().Dur("elapsed", time.Since(start)).Int("postings", st.out.Postings).Msg("index built")
+	m.log.Info().Dur("elapsed_ms", time.Since(start)).Int("postings", st.out.Postings).Msg("index built")
 	// Documents on chunks that crossed the df cap have changed counts against
 	// unchanged documents: recompute them too.
 	if len(flipped) > 0 {
@@ -112,7 +112,7 @@ func (m *Master) Run(ctx context.Context, plan Plan, src TextSource) (*Outcome, 
 	m.mu.Lock()
 	m.pending = docs
 	m.mu.Unlock()
-	m.log.Info().Dur("elapsed", time.Since(start)).Int("rows", len(st.out.Rows)).
+	m.log.Info().Dur("elapsed_ms", time.Since(start)).Int("rows", len(st.out.Rows)).
 		Int("recomputed", st.out.Recomputed).Msg("counted")
 	return st.out, nil
 }

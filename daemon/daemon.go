@@ -184,7 +184,7 @@ func (d *Daemon) relock(ctx context.Context) (*MasterLock, error) {
 			reason = "another master holds the lock (" + other.Holder() + "); waiting for it"
 		}
 		d.health.setLock(reason)
-		d.log.Warn().Err(err).Int("attempt", attempt).Dur("retry_in", delay).Msg("could not retake the master lock")
+		d.log.Warn().Err(err).Int("attempt", attempt).Dur("retry_in_ms", delay).Msg("could not retake the master lock")
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -218,9 +218,13 @@ func (d *Daemon) runOnce(ctx context.Context, reason string, full bool) {
 	}
 	d.lastErr = err
 	d.mu.Unlock()
-	if err != nil {
+	switch {
+	case err != nil:
 		d.metrics.observeFailure(rep.Kind)
 		d.log.Error().Err(err).Msg("run failed; pending changes stay for the next run")
+	case rep.Kind == "none":
+		// The engine logs "run committed" only for a run that did something.
+		d.log.Info().Str("reason", reason).Int64("current_run", rep.ID).Msg("run finished: nothing pending")
 	}
 	d.refreshGauges(ctx)
 }
@@ -296,7 +300,7 @@ func (d *Daemon) listen(ctx context.Context, notified chan<- struct{}) {
 		if ctx.Err() != nil {
 			return
 		}
-		d.log.Warn().Err(err).Dur("retry_in", backoff).Msg("change listener disconnected")
+		d.log.Warn().Err(err).Dur("retry_in_ms", backoff).Msg("change listener disconnected")
 		select {
 		case <-time.After(backoff):
 		case <-ctx.Done():

@@ -165,7 +165,7 @@ func (h *Health) Watch(ctx context.Context, pool *pgxpool.Pool, interval time.Du
 				log.Error().Err(err).Msg("database unreachable: pages and API answer 503, runs are paused until it is back")
 			}
 		} else if outage := h.setUp(); outage > 0 {
-			log.Info().Dur("outage", outage).Msg("database reachable again")
+			log.Info().Dur("outage_ms", outage).Msg("database reachable again")
 			if back != nil {
 				back(outage)
 			}

@@ -31,8 +31,11 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 		if _, err := tx.Exec(ctx, `set local synchronous_commit = on`); err != nil {
 			return err
 		}
-		var err error
-		if st.RowsWritten, err = writeSimilarities(ctx, tx, full, topK, out); err != nil {
+		late, err := lateDeletes(ctx, tx, cs)
+		if err != nil {
+			return err
+		}
+		if st.RowsWritten, err = writeSimilarities(ctx, tx, full, topK, out, late); err != nil {
 			return err
 		}
 		if err := writeDocState(ctx, tx, runID, full, out); err != nil {
@@ -42,6 +45,9 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 			if err := u.Write(ctx, tx, runID); err != nil {
 				return err
 			}
+		}
+		if err := dropLate(ctx, tx, late); err != nil {
+			return err
 		}
 		// Consume the change log entries this run read.
 		if st.Consumed, err = cs.consume(ctx, tx); err != nil {
@@ -68,7 +74,9 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 
 // writeSimilarities replaces the rows the run recomputed and returns how
 // many it wrote (in an incremental run, only the new and changed ones).
-func writeSimilarities(ctx context.Context, tx pgx.Tx, full bool, topK int, out *cluster.Outcome) (int64, error) {
+// Rows that name a late document (see late.go) are dropped again before
+// the keys are checked.
+func writeSimilarities(ctx context.Context, tx pgx.Tx, full bool, topK int, out *cluster.Outcome, late []int64) (int64, error) {
 	// 1. Drop the rows being replaced: a full run all of them, an
 	// incremental run those that changed (dropChangedRows). A full run also
 	// drops the keys while it writes: checking them row by row makes COPY
@@ -98,13 +106,18 @@ func writeSimilarities(ctx context.Context, tx pgx.Tx, full bool, topK int, out 
 	if err != nil {
 		return 0, fmt.Errorf("write similarities: %w", err)
 	}
+	if err := dropLateSimilarities(ctx, tx, late); err != nil {
+		return 0, err
+	}
 	if full {
 		if _, err := tx.Exec(ctx, `
 			alter table similarities add constraint similarities_pkey primary key (doc_id, other_id);
 			create index similarities_other on similarities (other_id);
 			alter table similarities
-				add constraint similarities_doc_fk foreign key (doc_id) references documents(id) on delete cascade,
-				add constraint similarities_other_fk foreign key (other_id) references documents(id) on delete cascade`); err != nil {
+				add constraint similarities_doc_fk foreign key (doc_id) references documents(id)
+					on delete cascade deferrable initially immediate,
+				add constraint similarities_other_fk foreign key (other_id) references documents(id)
+					on delete cascade deferrable initially immediate`); err != nil {
 			return 0, fmt.Errorf("restore similarity keys: %w", err)
 		}
 	}

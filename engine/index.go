@@ -71,7 +71,7 @@ func (e *Engine) save(gen int64, log zerolog.Logger) {
 		log.Error().Err(err).Str("data_dir", e.cfg.DataDir).Msg("saving the index failed; after a restart the next run will be full")
 		return
 	}
-	log.Debug().Dur("took", time.Since(t)).Msg("index saved")
+	log.Debug().Dur("took_ms", time.Since(t)).Msg("index saved")
 }
 
 // persist saves the master's committed index and drops older generations.

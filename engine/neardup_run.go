@@ -78,7 +78,7 @@ func (p *nearDupPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 		p.u.model = p.m
 		p.e.log.Info().Int64("run", r.ID).Int("docs", p.m.Docs).Int("sample_docs", p.m.SampleDocs).
 			Int("features", p.m.idf.Len()).Int("pairs_real", p.m.PairsReal).Int("pairs_synth", p.m.PairsSynth).
-			Dur("took", time.Since(t)).Msg("near-duplicate model rebuilt; every document is rehashed")
+			Dur("took_ms", time.Since(t)).Msg("near-duplicate model rebuilt; every document is rehashed")
 	}
 	return rebuild, nil
 }

@@ -296,7 +296,7 @@ func (p *relatedPhase) rebuildModel(runID int64) {
 	}
 	p.rebuild = nil
 	p.e.log.Info().Int64("run", runID).Int("docs", len(vs)).Int("sample_docs", p.m.Docs).
-		Dur("took", time.Since(b.start)).Msg("related-documents model rebuilt; every document is revectored")
+		Dur("took_ms", time.Since(b.start)).Msg("related-documents model rebuilt; every document is revectored")
 }
 
 // Write stores the update inside the run's commit transaction.

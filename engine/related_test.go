@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
@@ -122,5 +123,63 @@ func TestRelated_ZolipRuns(t *testing.T) {
 		}
 		mustRun(t, e, false)
 		checkRelated(t, pool, cfg, fmt.Sprintf("after incremental run %d", run))
+	}
+}
+
+// TestRelated_RunThatTouchesNothing: runs that read no text keep every
+// document's vector and list: an incremental run whose only pending change
+// indexes nothing (a document inserted and removed again before any run
+// saw it), and a full run with nothing pending (forced, or after a change
+// of settings), which takes every text from the store. Their list of
+// touched documents is empty, and an empty list once reached PostgreSQL as
+// NULL: "not (id = any(NULL))" matched no other document, and the run
+// rebuilt the related model over none, dropping every vector.
+func TestRelated_RunThatTouchesNothing(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 1)
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 23))}
+	for range 20 {
+		m.Add()
+	}
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	mustRun(t, e, false)
+	checkRelated(t, pool, cfg, "first run")
+	ctx := context.Background()
+	count := func() (n int) {
+		pool.QueryRow(ctx, `select count(*) from related_vectors`).Scan(&n)
+		return n
+	}
+	before := count()
+	var id int64
+	if err := pool.QueryRow(ctx, `insert into documents (title, text) values ('gone', 'short lived words') returning id`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `delete from documents where id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, e, false)
+	if n := count(); n != before {
+		t.Fatalf("related vectors: %d before a run that touched nothing, %d after", before, n)
+	}
+	checkRelated(t, pool, cfg, "after an incremental run that touched nothing")
+	if rep := mustRun(t, e, true); rep.Kind != "full" {
+		t.Fatalf("forced full run: %s", rep.Kind)
+	}
+	if n := count(); n != before {
+		t.Fatalf("related vectors: %d before a full run with nothing pending, %d after", before, n)
+	}
+	checkRelated(t, pool, cfg, "after a full run with nothing pending")
+
+	// The same at the source: an incremental run's outcome with no
+	// document in it leaves every indexed document among the others.
+	rd, err := e.runDocs(ctx, false, &cluster.Outcome{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.others) != before || len(rd.indexed)+len(rd.gone) != 0 {
+		t.Fatalf("runDocs of an empty outcome: %d others, %d indexed, %d gone; want %d, 0, 0",
+			len(rd.others), len(rd.indexed), len(rd.gone), before)
 	}
 }

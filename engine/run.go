@@ -109,7 +109,7 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		e.save(runID, log)
 		rep.Phases["save"] = time.Since(t)
 	}
-	ev := log.Info().Dur("duration", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
+	ev := log.Info().Dur("duration_ms", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
 		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
 		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Int("nodes", rep.Nodes).
 		Int64("texts_reused", rep.TextsReused)
@@ -221,6 +221,7 @@ func (e *Engine) computeAndCommit(ctx context.Context, runID int64, full bool, r
 	rep.RowsWritten = st.RowsWritten
 	rep.Failed = out.Failed()
 	rep.Indexed = len(out.Docs) - rep.Failed
+	logFailures(log, out)
 	return nil
 }
 
@@ -343,4 +344,27 @@ func nothingPending(ctx context.Context, q store.Querier) (bool, error) {
 		return false, fmt.Errorf("read change log: %w", err)
 	}
 	return !any, nil
+}
+
+// maxFailureLines bounds the warnings one run logs about documents it could
+// not index; the rest are counted in one line (all are in document_status).
+const maxFailureLines = 50
+
+// logFailures warns about each document the run could not index, with its
+// id, the stable kind and the reason staff see, and what to do.
+func logFailures(log zerolog.Logger, out *cluster.Outcome) {
+	n := 0
+	for _, d := range out.Docs {
+		if d.Failed == "" {
+			continue
+		}
+		n++
+		if n <= maxFailureLines {
+			log.Warn().Int64("doc", d.ID).Str("kind", d.FailedKind).Str("reason", d.Failed).
+				Msg("document not indexed; it is retried when its row changes (plagd status lists failures)")
+		}
+	}
+	if n > maxFailureLines {
+		log.Warn().Int("more", n-maxFailureLines).Msg("more documents not indexed; plagd status lists them all")
+	}
 }

@@ -146,6 +146,17 @@ func isHTML(head []byte) bool {
 	return false
 }
 
+// odfText reports whether an OpenDocument "mimetype" entry names a text
+// document: a Writer text, or one of its kin whose body is the same
+// office:text (Writer/Web, master documents, templates).
+func odfText(mt string) bool {
+	switch strings.TrimPrefix(mt, formats[FormatODT].mimes[0]) {
+	case "", "-web", "-master", "-template", "-master-template":
+		return strings.HasPrefix(mt, formats[FormatODT].mimes[0])
+	}
+	return false
+}
+
 // sniffZip tells DOCX and ODT apart from other ZIP files. ODT stores a
 // "mimetype" entry first and uncompressed; DOCX (Office Open XML) has
 // [Content_Types].xml and a word/ part.
@@ -175,7 +186,7 @@ func sniffZip(content []byte, declared Format) (Format, string) {
 		case strings.HasPrefix(f.Name, "word/"):
 			word = true
 		case f.Name == "mimetype":
-			if mt := readSmall(f); mt == formats[FormatODT].mimes[0] {
+			if mt := readSmall(f); odfText(mt) {
 				return FormatODT, FormatODT.Name()
 			} else if strings.HasPrefix(mt, "application/vnd.oasis.opendocument.") {
 				return FormatBinary, "OpenDocument file that is not text (" + strings.TrimPrefix(mt, "application/vnd.oasis.opendocument.") + ")"

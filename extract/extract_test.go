@@ -252,7 +252,7 @@ func TestContentTypeAndExtensions(t *testing.T) {
 			t.Errorf("ContentType(%q) = %q, want %q", name, got, want)
 		}
 	}
-	want := ".txt .text .md .pdf .docx .odt .rtf .html .htm"
+	want := ".txt .text .md .pdf .docx .odt .oth .ott .odm .rtf .html .htm"
 	if got := strings.Join(Extensions(), " "); got != want {
 		t.Errorf("Extensions() = %q, want %q", got, want)
 	}

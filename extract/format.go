@@ -40,14 +40,18 @@ var formats = map[Format]formatInfo{
 	FormatText: {"plain text", []string{".txt", ".text", ".md"}, []string{"text/plain", "text/markdown"}},
 	FormatPDF:  {"PDF", []string{".pdf"}, []string{"application/pdf"}},
 	FormatDOCX: {"Word (DOCX)", []string{".docx"}, []string{"application/vnd.openxmlformats-officedocument.wordprocessingml.document"}},
-	FormatODT:  {"OpenDocument text (ODT)", []string{".odt"}, []string{"application/vnd.oasis.opendocument.text"}},
+	FormatODT: {"OpenDocument text (ODT)", []string{".odt", ".oth", ".ott", ".odm"}, []string{"application/vnd.oasis.opendocument.text",
+		"application/vnd.oasis.opendocument.text-web", "application/vnd.oasis.opendocument.text-template",
+		"application/vnd.oasis.opendocument.text-master"}},
 	FormatRTF:  {"RTF", []string{".rtf"}, []string{"application/rtf", "text/rtf"}},
 	FormatHTML: {"HTML", []string{".html", ".htm"}, []string{"text/html", "application/xhtml+xml"}},
 	FormatDOC:  {"Word 97-2003 (DOC)", []string{".doc"}, []string{"application/msword"}},
 }
 
 // extMIME names the extensions whose MIME type is not their format's first.
-var extMIME = map[string]string{".md": "text/markdown"}
+var extMIME = map[string]string{".md": "text/markdown",
+	".oth": "application/vnd.oasis.opendocument.text-web", ".ott": "application/vnd.oasis.opendocument.text-template",
+	".odm": "application/vnd.oasis.opendocument.text-master"}
 
 // documentFormats are the formats whose files ingest picks up by default, in
 // the order Extensions lists them.

@@ -147,3 +147,30 @@ func FuzzODT(f *testing.F) {
 		fuzzParser(t, parseODT, data, "f.odt", 50*max(len(data), int(fuzzOptions.MaxUnzipped)))
 	})
 }
+
+// TestODT_TextFamily: documents of LibreOffice Writer's kin (Writer/Web,
+// templates, master documents) store the same office:text body under
+// another "mimetype" and are read as text; other OpenDocument files
+// (spreadsheets) are still refused by name.
+func TestODT_TextFamily(t *testing.T) {
+	body := `<text:h>Introduction</text:h><text:p>Young actors learn their lines early.</text:p>`
+	for _, mt := range []string{"text-web", "text-template", "text-master"} {
+		doc := zipDeflated(t, "mimetype", "application/vnd.oasis.opendocument."+mt, "content.xml", odtContent(body))
+		for _, name := range []string{"", "essay.oth"} {
+			got, err := Text(doc, name, "", Options{})
+			if err != nil {
+				t.Fatalf("%s (%q): %v", mt, name, err)
+			}
+			if !strings.Contains(got, "Introduction") || !strings.Contains(got, "Young actors learn their lines early.") {
+				t.Fatalf("%s: text %q", mt, got)
+			}
+		}
+	}
+	sheet := zipDeflated(t, "mimetype", "application/vnd.oasis.opendocument.spreadsheet", "content.xml", odtContent(body))
+	if _, err := Text(sheet, "", "", Options{}); err == nil || !strings.Contains(err.Error(), "not text (spreadsheet)") {
+		t.Fatalf("spreadsheet: %v", err)
+	}
+	if got := ContentType("essay.oth"); got != "application/vnd.oasis.opendocument.text-web" {
+		t.Fatalf("ContentType(essay.oth) = %q", got)
+	}
+}

@@ -93,6 +93,10 @@ const (
 	LockNamespace  = 0x706c6764 // "plgd"
 	LockKeyMigrate = 2          // held (per transaction) while a migration step runs
 	LockKeyMaster  = 1          // held (per session) by the one running master; see daemon.AcquireMaster
+	// LockKeyCommit is held (per transaction) by a run's commit, and shared
+	// by every hard delete of a document (0009_late_deletes.sql): deletes
+	// wait while a run commits, so the commit knows them all.
+	LockKeyCommit = 3
 )
 
 // Sentinel errors for a schema version mismatch. The errors returned wrap one

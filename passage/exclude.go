@@ -65,6 +65,12 @@ type quoteMark struct {
 	// the « of »…« must hug its text, so that a French « opening the next
 	// quotation does not close a stray »).
 	closeAfterSpace bool
+	// nests: the same character opens and closes, so a quotation inside
+	// a quotation uses it too ("… "Kutukan" yang …"). A mark shaped like
+	// an opener (white space or an opening bracket before it, a word
+	// after it) opens a nested quotation, and the next closer closes that
+	// one, not the outer.
+	nests bool
 }
 
 // quoteMarks are the opening marks QuoteRanges knows, with their closers:
@@ -81,7 +87,7 @@ type quoteMark struct {
 // never an opener, so „…“ in Czech does not make its “ open an English
 // quotation.
 var quoteMarks = map[rune]quoteMark{
-	'"':      {closers: `"`, openAfterWord: false, openBeforeSpace: false, closeBeforeWord: false, closeAfterSpace: true},
+	'"':      {closers: `"`, openAfterWord: false, openBeforeSpace: false, closeBeforeWord: false, closeAfterSpace: true, nests: true},
 	'\u201C': {closers: "\u201D", openAfterWord: true, openBeforeSpace: true, closeBeforeWord: true, closeAfterSpace: true},
 	'\u201E': {closers: "\u201C\u201D", openAfterWord: true, openBeforeSpace: true, closeBeforeWord: true, closeAfterSpace: true},
 	'\u2018': {closers: "\u2019", openAfterWord: false, openBeforeSpace: true, closeBeforeWord: false, closeAfterSpace: true},
@@ -149,19 +155,21 @@ func indexQuoteByte(s string) int {
 }
 
 // quoteEnd looks for the closer of m from byte i on and returns the end of
-// the closing mark.
+// the closing mark. For a mark that nests, a nested quotation's closer
+// does not end the outer one; when nesting leaves the outer unclosed (an
+// unbalanced inner mark), the first closer ends it, as if nothing nested.
 func quoteEnd(text string, i int, m quoteMark) (int, bool) {
-	n := 0
+	n, depth, first := 0, 0, -1
 	for ; i < len(text); i++ {
 		c := text[i]
 		if c&0xC0 != 0x80 { // a rune starts here
 			if n++; n > MaxQuoteRunes {
-				return 0, false
+				break
 			}
 		}
 		if c == '\n' {
 			if paragraphBreak(text[i+1:]) {
-				return 0, false
+				break
 			}
 			continue
 		}
@@ -174,11 +182,32 @@ func quoteEnd(text string, i int, m quoteMark) (int, bool) {
 		}
 		prev, _ := utf8.DecodeLastRuneInString(text[:i])
 		next, _ := utf8.DecodeRuneInString(text[i+size:])
-		if (m.closeAfterSpace || !unicode.IsSpace(prev)) && (m.closeBeforeWord || i+size == len(text) || !isWordChar(next)) {
+		if m.nests && opensNested(prev, next, i == 0 || i+size == len(text)) {
+			depth++
+			continue
+		}
+		if !(m.closeAfterSpace || !unicode.IsSpace(prev)) || !(m.closeBeforeWord || i+size == len(text) || !isWordChar(next)) {
+			continue
+		}
+		if first < 0 {
+			first = i + size
+		}
+		if depth == 0 {
 			return i + size, true
 		}
+		depth--
+	}
+	if first >= 0 {
+		return first, true
 	}
 	return 0, false
+}
+
+// opensNested reports whether a mark that nests, between prev and next,
+// is shaped like an opener: after white space or an opening bracket, and
+// before a word.
+func opensNested(prev, next rune, edge bool) bool {
+	return !edge && (unicode.IsSpace(prev) || strings.ContainsRune("([{", prev)) && isWordChar(next)
 }
 
 // paragraphBreak reports whether s (the text after a line feed) starts

@@ -190,3 +190,26 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestQuoteRanges_NestedStraightQuotes: a quotation inside a quotation in
+// straight quotes (the issue's Indonesian case) stays inside the outer
+// one, which ends at its own closer; an unbalanced inner mark falls back to
+// the first closer.
+func TestQuoteRanges_NestedStraightQuotes(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{`Ia menulis "peran itu dimainkan. "Kutukan" yang bukan sekadar kata." Lalu pergi.`,
+			`"peran itu dimainkan. "Kutukan" yang bukan sekadar kata."`},
+		{`He said "the word "cat" is short" and left.`, `"the word "cat" is short"`},
+		{`Two: "yes" and "no".`, `"yes"|"no"`},
+		{`Open "one "two" three (end of paragraph)`, `"one "two"`},
+		{`A 5" disk and "a quote".`, `"a quote"`},
+	} {
+		var got []string
+		for _, r := range QuoteRanges(tc.text) {
+			got = append(got, tc.text[r.Start:r.End])
+		}
+		if g := strings.Join(got, "|"); g != tc.want {
+			t.Errorf("QuoteRanges(%q) = %q, want %q", tc.text, g, tc.want)
+		}
+	}
+}

@@ -122,8 +122,8 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int64("doc", res.ID).Str("filename", in.Filename).
-		Bool("unreadable", res.Warning != "").Int("near_duplicates", len(near.List)).Msg("document created through the API")
+	s.log.Info().Str("user", who(r).User.Name).Str("via", via(r)).Int64("doc", res.ID).Str("filename", in.Filename).
+		Bool("unreadable", res.Warning != "").Int("near_duplicates", len(near.List)).Msg("document created")
 	w.Header().Set("Location", fmt.Sprintf("/api/v1/documents/%d", res.ID))
 	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: res.Warning}.withNearDups(near))
 }
@@ -253,8 +253,8 @@ func (s *Server) apiUpdateDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Bool("new_content", newContent).
-		Int("near_duplicates", len(near.List)).Msg("document updated through the API")
+	s.log.Info().Str("user", who(r).User.Name).Str("via", via(r)).Int64("doc", id).Bool("new_content", newContent).
+		Int("near_duplicates", len(near.List)).Msg("document updated")
 	resp := documentResponse{Document: d, Warning: res.Warning}
 	if newContent {
 		resp = resp.withNearDups(near)
@@ -420,7 +420,7 @@ func (s *Server) apiDeleteDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int64("doc", id).Msg("document deleted through the API")
+	s.log.Info().Str("user", who(r).User.Name).Str("via", via(r)).Int64("doc", id).Msg("document deleted")
 	writeJSON(w, http.StatusOK, documentResponse{Document: d})
 }
 

@@ -72,7 +72,7 @@ func (s *Server) apiTriggerRun(w http.ResponseWriter, r *http.Request) {
 	}
 	running := s.runner.Running()
 	s.runner.RequestRun()
-	s.log.Info().Str("user", who(r).User.Name).Msg("run requested through the API")
+	s.log.Info().Str("user", who(r).User.Name).Str("via", via(r)).Msg("run requested")
 	writeJSON(w, http.StatusAccepted, runRequested{Requested: true, Running: running})
 }
 

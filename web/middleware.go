@@ -37,6 +37,16 @@ func who(r *http.Request) principal {
 	return p
 }
 
+// via names how a request came, for the log: "web" from a signed-in
+// browser (the pages, and their scripts calling the API), "api" with a
+// token.
+func via(r *http.Request) string {
+	if who(r).Session != nil {
+		return "web"
+	}
+	return "api"
+}
+
 // signedIn tells whether the request carries a user.
 func (p principal) signedIn() bool { return p.User.ID != 0 }
 

@@ -51,7 +51,7 @@ func (s *Server) uploadNearDups(res ingest.Result) nearDupResult {
 func (s *Server) checkNearDups(ctx context.Context, text string) nearDupResult {
 	dups, err := s.neardups.Check(ctx, text, 0)
 	if err != nil {
-		s.log.Error().Err(err).Msg("near-duplicate check of a text")
+		s.errEvent(ctx, err).Msg("near-duplicate check of a text")
 		return nearDupResult{List: []engine.NearDuplicate{}, Err: "the near-duplicate check could not be made (the server log has the details)"}
 	}
 	return nearDupResult{List: nonNil(dups)}
@@ -64,7 +64,7 @@ func (s *Server) checkNearDups(ctx context.Context, text string) nearDupResult {
 func (s *Server) nearDupsOf(ctx context.Context, id int64) (res nearDupResult, checked bool) {
 	dups, checked, err := s.neardups.Of(ctx, id)
 	if err != nil {
-		s.log.Error().Err(err).Int64("doc", id).Msg("near-duplicates of a document")
+		s.errEvent(ctx, err).Int64("doc", id).Msg("near-duplicates of a document")
 		return nearDupResult{List: []engine.NearDuplicate{}, Err: "the near-duplicates could not be read (the server log has the details)"}, true
 	}
 	return nearDupResult{List: nonNil(dups)}, checked

@@ -122,7 +122,7 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status, Flagged: dq.Flagged,
 		Statuses: []string{"indexed", "pending", "failed", "deleted"}, Docs: docs,
-		MaxBytes: s.cfg.Extract.MaxBytes, Formats: ".pdf,.docx,.odt,.rtf,.html,.htm,.txt,.md,.xml"}
+		MaxBytes: s.cfg.Extract.MaxBytes, Formats: ".pdf,.docx,.odt,.oth,.ott,.odm,.rtf,.html,.htm,.txt,.md,.xml"}
 	if up := q.Get("uploaded"); up != "" {
 		data.Uploaded = s.uploadedRows(r.Context(), up)
 	}

@@ -39,7 +39,7 @@ type relatedResult struct {
 func (s *Server) relatedOf(ctx context.Context, id int64) relatedResult {
 	list, err := engine.Related(ctx, s.db.Pool, id, s.cfg.Related.K)
 	if err != nil {
-		s.log.Error().Err(err).Int64("doc", id).Msg("related documents of a document")
+		s.errEvent(ctx, err).Int64("doc", id).Msg("related documents of a document")
 		return relatedResult{List: []engine.RelatedDoc{}, Err: relatedFailed}
 	}
 	return relatedResult{List: nonNil(list)}

@@ -2,11 +2,14 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
+
+	"github.com/rs/zerolog"
 
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/internal/safetext"
@@ -47,7 +50,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, data); err != nil {
-		s.log.Error().Err(err).Str("page", name).Str("path", r.URL.Path).Msg("render")
+		s.errEvent(r.Context(), err).Str("page", name).Str("path", r.URL.Path).Msg("render")
 		http.Error(w, "the page could not be rendered; the server log has the details", http.StatusInternalServerError)
 		return
 	}
@@ -89,12 +92,37 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 // the X-Request-Id header, never the error's text, which may quote the
 // database, a file path or the query that failed.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, api bool, err error) {
+	if hungUp(r, err) {
+		// Not an error of the server's: nobody is there to answer.
+		s.log.Debug().Str("method", r.Method).Str("path", safetext.Line(r.URL.Path, 200)).
+			Msg("the client closed the request before its answer")
+		return
+	}
 	id := requestID()
 	s.log.Error().Err(err).Str("request_id", id).Str("method", r.Method).
 		Str("path", safetext.Line(r.URL.Path, 200)).Msg("internal error")
 	w.Header().Set("X-Request-Id", id)
 	s.fail(w, r, api, http.StatusInternalServerError, "internal",
 		"internal error (request id "+id+"): the server log has the details; try again, or tell the administrator the request id")
+}
+
+// hungUp reports whether err only says that the client went away: the
+// request's context ended (a closed connection or tab) and err is that.
+func hungUp(r *http.Request, err error) bool { return goneAway(r.Context(), err) }
+
+func goneAway(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
+// errEvent is the log event for err, met while answering a request whose
+// context is ctx: an error, or a debug line when it only says that the
+// client went away (a load test's closed connections once logged 82
+// errors).
+func (s *Server) errEvent(ctx context.Context, err error) *zerolog.Event {
+	if goneAway(ctx, err) {
+		return s.log.Debug().Err(err)
+	}
+	return s.log.Error().Err(err)
 }
 
 // requestID is a short random id that ties an error answer to its log line.

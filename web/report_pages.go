@@ -74,7 +74,7 @@ func (s *Server) rawReport(ctx context.Context, id int64, countCommon bool) (rep
 		start := time.Now()
 		rep, err := engine.Passages(ctx, s.db.Pool, s.cfg, id, 0, opt)
 		if err == nil {
-			s.log.Debug().Int64("doc", id).Int("sources", len(rep.Sources)).Dur("took", time.Since(start)).Msg("report aligned")
+			s.log.Debug().Int64("doc", id).Int("sources", len(rep.Sources)).Dur("took_ms", time.Since(start)).Msg("report aligned")
 		}
 		return rep, err
 	})
@@ -93,7 +93,7 @@ func (s *Server) renderRegion(w http.ResponseWriter, r *http.Request, v reportVi
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "report-region", v); err != nil {
-		s.log.Error().Err(err).Str("path", r.URL.Path).Msg("render report region")
+		s.errEvent(r.Context(), err).Str("path", r.URL.Path).Msg("render report region")
 		http.Error(w, "the report could not be rendered; the server log has the details", http.StatusInternalServerError)
 		return
 	}
@@ -265,7 +265,7 @@ type checkFormView struct {
 
 func (s *Server) checkFormData(r *http.Request) checkFormView {
 	return checkFormView{pageBase: s.base(r, "Check a file"), MaxBytes: s.cfg.Extract.MaxBytes,
-		Formats: ".pdf,.docx,.odt,.rtf,.html,.htm,.txt,.md,.xml"}
+		Formats: ".pdf,.docx,.odt,.oth,.ott,.odm,.rtf,.html,.htm,.txt,.md,.xml"}
 }
 
 // checkForm asks for a file or a pasted text to check against the archive.

@@ -128,7 +128,7 @@ the texts; the text output counts characters.`,
 				return err
 			}
 			defer db.Close()
-			e := engine.NewEngine(cfg, db.Pool, cli.Logger(cfg))
+			e := engine.NewEngine(cfg, db.Pool, cli.ResultLogger(cfg))
 			rep, err := e.CheckText(ctx, read.Text, pf.top, pf.options())
 			if err != nil {
 				return err
@@ -171,7 +171,7 @@ func readCheckFile(ctx context.Context, path string, cfg config.Config) (extract
 	if path == "-" {
 		ctype = "text/plain; charset=utf-8"
 	}
-	xp := sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
+	xp := sandbox.New(cfg.SandboxConfig(), cli.ResultLogger(cfg))
 	defer xp.Close()
 	read, err := xp.Read(ctx, content, filepath.Base(name), ctype, cfg.ExtractOptions())
 	if err != nil {
@@ -185,7 +185,7 @@ func runSimilarPassages(ctx context.Context, cfg config.Config, db *store.DB, do
 	opt := pf.options()
 	// Show common text, and leave it out as the similarities do, if the
 	// index is at hand.
-	ct, err := engine.NewEngine(cfg, db.Pool, cli.Logger(cfg)).CommonText(ctx)
+	ct, err := engine.NewEngine(cfg, db.Pool, cli.ResultLogger(cfg)).CommonText(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "plagd: common text is not known (the index cannot be loaded): %v\n", err)
 	}

@@ -83,7 +83,7 @@ func writeRelated(w io.Writer, rows []engine.RelatedDoc) {
 
 // relatedFiles compares files with the archive, without storing them.
 func relatedFiles(ctx context.Context, cfg config.Config, db *store.DB, paths []string, k int, asJSON bool) error {
-	xp := sandbox.New(cfg.SandboxConfig(), cli.Logger(cfg))
+	xp := sandbox.New(cfg.SandboxConfig(), cli.ResultLogger(cfg))
 	defer xp.Close()
 	texts := make([]string, len(paths))
 	for i, f := range paths {

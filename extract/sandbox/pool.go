@@ -238,7 +238,7 @@ func (p *Pool) failed(ctx context.Context, c *child, req *request, res runResult
 		ev = p.log.Debug()
 	}
 	ev = ev.Int("pid", c.pid).Str("reason", why).Str("file", safetext.Line(req.Filename, 200)).
-		Str("format", format).Int("bytes", len(req.Content)).Dur("took", took).Err(res.err)
+		Str("format", format).Int("bytes", len(req.Content)).Dur("took_ms", took).Err(res.err)
 	if res.rss > 0 {
 		ev = ev.Int64("rss_bytes", res.rss)
 	}

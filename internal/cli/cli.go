@@ -80,6 +80,18 @@ func Logger(cfg config.Config) zerolog.Logger {
 	return daemon.NewLogger(cfg.Log, os.Stderr)
 }
 
+// ResultLogger is Logger for commands whose output is their result (plagd
+// check, similar, related): the info lines of the work behind it ("index
+// loaded") would land in the middle of that output, so it logs warnings
+// and errors only, unless log.level asks for debug or trace.
+func ResultLogger(cfg config.Config) zerolog.Logger {
+	l := Logger(cfg)
+	if l.GetLevel() == zerolog.InfoLevel {
+		l = l.Level(zerolog.WarnLevel)
+	}
+	return l
+}
+
 // UsageError marks errors caused by bad arguments: Execute exits with
 // ExitUsage instead of ExitFailure.
 type UsageError struct{ Msg string }

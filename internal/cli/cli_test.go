@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/config"
 )
 
 // TestExecute_ExitCodes: success 0, a failure 1, and 2 for every kind of
@@ -58,5 +61,17 @@ func TestConfig_FlagsOverride(t *testing.T) {
 	}
 	if cfg.DatabaseURL != g.Database || cfg.DataDir != g.DataDir || cfg.Log.Level != "debug" || cfg.Log.Format != "json" {
 		t.Fatalf("flags not applied: database %q, data dir %q, log %+v", cfg.DatabaseURL, cfg.DataDir, cfg.Log)
+	}
+}
+
+// TestResultLogger: commands whose output is their result log warnings
+// only, unless debug is asked for.
+func TestResultLogger(t *testing.T) {
+	for level, want := range map[string]zerolog.Level{"info": zerolog.WarnLevel, "debug": zerolog.DebugLevel, "error": zerolog.ErrorLevel} {
+		cfg := config.Default()
+		cfg.Log.Level = level
+		if got := ResultLogger(cfg).GetLevel(); got != want {
+			t.Errorf("log.level %s: ResultLogger at %s, want %s", level, got, want)
+		}
 	}
 }

@@ -155,3 +155,41 @@ func checkNoSQL(t *testing.T, dir string) {
 		})
 	}
 }
+
+// TestLogDurationsHaveUnits: a duration in a log line says its unit in its
+// key ("took_ms"), so that "took": 22.2 is never left to guess; zerolog's
+// Dur writes milliseconds (zerolog.DurationFieldUnit, left at its default).
+func TestLogDurationsHaveUnits(t *testing.T) {
+	files, err := filepath.Glob("../../*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../../*/*/*.go")
+	for _, f := range append(files, more...) {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 2 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Dur" {
+				return true
+			}
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			if key, _ := strconv.Unquote(lit.Value); !strings.HasSuffix(key, "_ms") {
+				t.Errorf("%s: log field %q holds a duration in milliseconds: name it %q", f, key, key+"_ms")
+			}
+			return true
+		})
+	}
+}
