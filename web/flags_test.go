@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -50,8 +51,9 @@ func TestFlags_PagesAndAPI(t *testing.T) {
 		t.Fatalf("the fixture's flags: %+v", want)
 	}
 
+	line := html.EscapeString(flagLines(want)[0].Text) // "12 invisible characters: …"
 	page := a.get("teacher", fmt.Sprintf("/documents/%d", id)).must(t, http.StatusOK, `id="flags"`, "This text was disguised",
-		"12 invisible characters", "(invisible)")
+		line, "(invisible)")
 	if !markedFlag.MatchString(page.body) {
 		t.Error("the flagged places are not marked with their kind's class and title")
 	}
@@ -104,7 +106,7 @@ func TestFlags_PagesAndAPI(t *testing.T) {
 
 	// A check reads the text itself and flags it the same way.
 	r := a.multipart("teacher", "/check", map[string]string{"text": disguised}, "", nil).must(t, http.StatusSeeOther)
-	a.get("teacher", r.header.Get("Location")).must(t, http.StatusOK, `id="flags"`, "12 invisible characters", "flag flag-invisible")
+	a.get("teacher", r.header.Get("Location")).must(t, http.StatusOK, `id="flags"`, line, "flag flag-invisible")
 	j := a.api(tok, "POST", "/api/v1/check", "application/json", []byte(`{"text": `+strconv.Quote(disguised)+`}`)).must(t, http.StatusOK).json(t)
 	if got := flagsOf(j["flags"]); !reflect.DeepEqual(got, want) {
 		t.Errorf("API check flags %+v, want %+v", got, want)
@@ -145,7 +147,7 @@ func TestFlagMarks(t *testing.T) {
 		t.Fatalf("markers %q, want %q", markers, want)
 	}
 	if lines := flagLines(flags); len(lines) != 2 || lines[0].Text != "40 characters of white text" ||
-		lines[1].Text != "1 invisible characters inside or between words" {
+		lines[1].Text != "1 "+kindWords[disguise.Invisible] {
 		t.Fatalf("lines %+v", lines)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"html"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -223,6 +224,27 @@ func (c *Corpus) WithDisguise(p float64) *Corpus {
 	return c
 }
 
+// File returns a new document as a file: a text file, or, with
+// WithDisguise, sometimes an HTML page that hides words between its
+// paragraphs (hidden elements, white text), which extraction leaves out
+// and flags as hidden text.
+func (c *Corpus) File() (ext string, content []byte) {
+	t := c.Text()
+	if c.disguiseP == 0 || c.rng.Float64() >= c.disguiseP {
+		return ".txt", []byte(t)
+	}
+	var b strings.Builder
+	b.WriteString("<html><body>")
+	for i, p := range strings.Split(t, "\n") {
+		if i > 0 && c.rng.IntN(2) == 0 {
+			b.WriteString(`<p hidden>` + c.Words(5) + `</p><p style="color:#fff">` + c.Words(3) + `</p>`)
+		}
+		b.WriteString("<p>" + html.EscapeString(p) + "</p>")
+	}
+	b.WriteString("</body></html>")
+	return ".html", []byte(b.String())
+}
+
 // disguise applies one to three of the tricks to random words of t.
 func (c *Corpus) disguise(t string) string {
 	ws := strings.Split(t, " ")
@@ -392,8 +414,9 @@ func (m *Mutator) Step() {
 			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, title, text) values ($1, $1, $2)`,
 				"doc-"+strconv.Itoa(m.n), m.C.Text())
 		} else {
-			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, filename, content) values ($1, $1 || '.txt', $2)`,
-				"file-"+strconv.Itoa(m.n), []byte(m.C.Text()))
+			ext, content := m.C.File()
+			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, filename, content) values ($1, $1 || $2, $3)`,
+				"file-"+strconv.Itoa(m.n), ext, content)
 		}
 	case op < 6: // modify
 		if id, ok := m.Pick("deleted_at is null"); ok {
