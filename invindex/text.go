@@ -96,6 +96,7 @@ func NewTokenizer(p Params) *Tokenizer {
 	}
 	t := newNormalizer(p)
 	t.tab = runeTables[b2i(p.StripDiacritics)]()
+	lookAlikes() // built once, before the first text
 	return t
 }
 
