@@ -54,10 +54,21 @@ func SpacedRuns(text string, n int, span func(i int) (start, end int), found fun
 		if k == 2 {
 			s, _ := span(i)
 			join = prevLong && prevEnd >= 0 && WideGap(text[prevEnd:s])
-			if !join && i+2 < n {
-				_, e := span(i + 1)
-				s2, _ := span(i + 2)
-				join = WideGap(text[e:s2]) && run(i+2) >= MinSpacedRun
+			// Or a long run ahead, across wide gaps and short runs only
+			// ("I t   i s   a n   a c t").
+			for j := i + 2; !join && j < n; {
+				_, e := span(j - 1)
+				s2, _ := span(j)
+				if !WideGap(text[e:s2]) {
+					break
+				}
+				kj := run(j)
+				if kj >= MinSpacedRun {
+					join = true
+				} else if kj != 2 {
+					break
+				}
+				j += kj
 			}
 		}
 		if !join {
@@ -73,13 +84,14 @@ func SpacedRuns(text string, n int, span func(i int) (start, end int), found fun
 }
 
 // SingleLetter reports whether w (a word, invisible characters inside
-// included) is one letter of a cased script, optionally followed by
-// combining marks. Scripts without case (CJK, Thai, Arabic) are left out:
+// included) is one ASCII digit (numbers are spaced with the words: "1 9 9
+// 1"), or one letter of a cased script, optionally followed by combining
+// marks. Scripts without case (CJK, Thai, Arabic) are left out:
 // their words are not written with spaces between letters.
 func SingleLetter(w string) bool {
 	if len(w) == 1 {
 		c := w[0]
-		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 	}
 	r, size := utf8.DecodeRuneInString(w)
 	if !unicode.IsLetter(r) || !(unicode.IsUpper(r) || unicode.IsLower(r)) {
