@@ -93,6 +93,11 @@ func SingleLetter(w string) bool {
 		c := w[0]
 		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 	}
+	// Fast rejects: two ASCII bytes are two runes; a letter with a few
+	// marks is short.
+	if len(w) == 0 || len(w) > 16 || w[0] < utf8.RuneSelf && w[1] < utf8.RuneSelf {
+		return false
+	}
 	r, size := utf8.DecodeRuneInString(w)
 	if !unicode.IsLetter(r) || !(unicode.IsUpper(r) || unicode.IsLower(r)) {
 		return false
@@ -115,6 +120,12 @@ func OneSpace(gap string) bool {
 // nothing else, invisible characters aside.
 func WideGap(gap string) bool {
 	return spaces(gap) >= 2
+}
+
+// SpacesOnly reports whether gap is one or more space-like characters and
+// nothing else, invisible characters aside.
+func SpacesOnly(gap string) bool {
+	return spaces(gap) >= 1
 }
 
 // spaces counts the space-like characters of gap, or returns -1 if it has

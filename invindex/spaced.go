@@ -1,6 +1,11 @@
 package invindex
 
-import "github.com/plagd/plagd/disguise"
+import (
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/plagd/plagd/disguise"
+)
 
 // Letter-spaced words. Spacing the letters of a word apart ("p l a g i a r
 // i s m") turns it into single-letter words that share no chunk with the
@@ -10,29 +15,51 @@ import "github.com/plagd/plagd/disguise"
 // concatenation of its letters would.
 
 // joinSpaced replaces the runs of single-letter words in ws (the words of
-// text) by one word each, see above, and returns ws.
+// text) by one word each, see above, and returns ws. Only windows of
+// consecutive single letters with nothing but spaces between them go
+// through disguise.SpacedRuns; the loop that finds them is the whole cost
+// on ordinary text.
 func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
-	// Fast reject, inline: no two single-letter words one space apart.
-	i := 0
-	for ; i+1 < len(ws); i++ {
-		if ws[i].End-ws[i].Start <= 8 && ws[i+1].End-ws[i+1].Start <= 8 && ws[i+1].Start-ws[i].End <= 24 &&
-			disguise.SingleLetter(text[ws[i].Start:ws[i].End]) && disguise.OneSpace(text[ws[i].End:ws[i+1].Start]) &&
-			disguise.SingleLetter(text[ws[i+1].Start:ws[i+1].End]) {
-			break
+	out := ws[:0]
+	next := 0 // ws[next:] are not in out yet
+	for i := 0; i+1 < len(ws); i++ {
+		if !maybeLetter(text, ws[i+1]) || !maybeLetter(text, ws[i]) || !t.spacedPair(text, ws[i], ws[i+1]) {
+			continue
 		}
+		// The window: ws[i:j], single letters with only spaces between.
+		j := i + 2
+		for j < len(ws) && ws[j].End-ws[j].Start <= 16 && disguise.SpacesOnly(text[ws[j-1].End:ws[j].Start]) &&
+			disguise.SingleLetter(text[ws[j].Start:ws[j].End]) {
+			j++
+		}
+		t.window = append(t.window[:0], ws[i:j]...)
+		win := t.window
+		out = append(out, ws[next:i]...)
+		cur := 0
+		disguise.SpacedRuns(text, len(win), func(k int) (int, int) { return int(win[k].Start), int(win[k].End) }, func(k, n int) {
+			out = append(out, win[cur:k]...)
+			out = append(out, t.joinRun(text, win[k:k+n]))
+			cur = k + n
+		})
+		out = append(out, win[cur:]...)
+		next = j
+		i = j - 1
 	}
-	if i+1 >= len(ws) {
-		return ws
-	}
-	out := ws[:i]
-	next := i
-	span := func(k int) (int, int) { return int(ws[i+k].Start), int(ws[i+k].End) }
-	disguise.SpacedRuns(text, len(ws)-i, span, func(k, n int) {
-		out = append(out, ws[next:i+k]...)
-		out = append(out, t.joinRun(text, ws[i+k:i+k+n]))
-		next = i + k + n
-	})
 	return append(out, ws[next:]...)
+}
+
+// maybeLetter is a quick, inlined test that w may be a single letter: one
+// byte, or a short word that starts with a non-ASCII rune.
+func maybeLetter(text string, w Word) bool {
+	n := w.End - w.Start
+	return n == 1 || n <= 16 && text[w.Start] >= utf8.RuneSelf
+}
+
+// spacedPair reports whether a and b are single letters one space apart.
+func (t *Tokenizer) spacedPair(text string, a, b Word) bool {
+	return a.End-a.Start <= 16 && b.End-b.Start <= 16 && b.Start-a.End <= 24 &&
+		disguise.SingleLetter(text[a.Start:a.End]) && disguise.OneSpace(text[a.End:b.Start]) &&
+		disguise.SingleLetter(text[b.Start:b.End])
 }
 
 // joinRun returns the word the letters ws make.
@@ -51,7 +78,8 @@ func (t *Tokenizer) joinRun(text string, ws []Word) Word {
 			h = (h ^ uint64(asciiFold[c])) * fnvPrime64
 		}
 	} else {
-		h = t.hashGeneral(string(t.spaced))
+		// normalize does not write t.spaced: no copy needed.
+		h = t.hashGeneral(unsafe.String(unsafe.SliceData(t.spaced), len(t.spaced)))
 	}
 	return Word{Start: ws[0].Start, End: ws[len(ws)-1].End, Hash: h}
 }

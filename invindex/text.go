@@ -80,6 +80,7 @@ type Tokenizer struct {
 	// c holds a word without its invisible characters (dropInvisible);
 	// spaced the letters of a letter-spaced word (joinSpaced).
 	c, spaced []byte
+	window    []Word
 
 	// Buffers for DocChunks.
 	words   []Word
