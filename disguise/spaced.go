@@ -18,9 +18,10 @@ const MinSpacedRun = 3
 //     each separated from the next by exactly one space-like character
 //     (OneSpace).
 //   - A run of at least MinSpacedRun letters is a word; so is a run of two
-//     next to such a run across a gap of white space only (WideGap): the
-//     way " ".join(words) spaces a sentence, letters one space apart and
-//     words three.
+//     next to such a run across wide gaps (WideGap), possibly with other
+//     runs of one or two letters between: the way " ".join(words) spaces a
+//     sentence, letters one space apart and words three ("I t   i s   a
+//     C o n t r a c t").
 //
 // A wider gap (two or more spaces) or any other separator ends a run, so the
 // words of a letter-spaced sentence stay apart when the writer left a wider
@@ -46,6 +47,10 @@ func SpacedRuns(text string, n int, span func(i int) (start, end int), found fun
 		}
 		return k
 	}
+	singleAt := func(i int) bool {
+		s, e := span(i)
+		return SingleLetter(text[s:e])
+	}
 	prevLong, prevEnd := false, -1 // the last run found had >= MinSpacedRun letters, and where it ended
 	for i := 0; i < n; {
 		k := run(i)
@@ -65,7 +70,7 @@ func SpacedRuns(text string, n int, span func(i int) (start, end int), found fun
 				kj := run(j)
 				if kj >= MinSpacedRun {
 					join = true
-				} else if kj != 2 {
+				} else if kj > 2 || !singleAt(j) {
 					break
 				}
 				j += kj
@@ -116,16 +121,24 @@ func OneSpace(gap string) bool {
 	return gap == " " || spaces(gap) == 1
 }
 
-// WideGap reports whether gap is two or more space-like characters and
-// nothing else, invisible characters aside.
+// WideGap reports whether gap has two space-like characters in a row
+// (invisible characters aside): the gap between two words of a sentence
+// spaced the way " ".join(sentence) spaces it, where the punctuation
+// between words is spaced too ("o r   ( b )   a n y").
 func WideGap(gap string) bool {
-	return spaces(gap) >= 2
-}
-
-// SpacesOnly reports whether gap is one or more space-like characters and
-// nothing else, invisible characters aside.
-func SpacesOnly(gap string) bool {
-	return spaces(gap) >= 1
+	n := 0
+	for _, r := range gap {
+		switch {
+		case IsSpaceLike(r):
+			if n++; n == 2 {
+				return true
+			}
+		case IsInvisible(r):
+		default:
+			n = 0
+		}
+	}
+	return false
 }
 
 // spaces counts the space-like characters of gap, or returns -1 if it has

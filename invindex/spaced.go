@@ -26,10 +26,13 @@ func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
 		if !maybeLetter(text, ws[i+1]) || !maybeLetter(text, ws[i]) || !t.spacedPair(text, ws[i], ws[i+1]) {
 			continue
 		}
-		// The window: ws[i:j], single letters with only spaces between.
+		// The window: ws[i:j], single letters one space or a wide gap
+		// (disguise.WideGap) apart.
 		j := i + 2
-		for j < len(ws) && ws[j].End-ws[j].Start <= 16 && disguise.SpacesOnly(text[ws[j-1].End:ws[j].Start]) &&
-			disguise.SingleLetter(text[ws[j].Start:ws[j].End]) {
+		for j < len(ws) && ws[j].End-ws[j].Start <= 16 && disguise.SingleLetter(text[ws[j].Start:ws[j].End]) {
+			if gap := text[ws[j-1].End:ws[j].Start]; !disguise.OneSpace(gap) && !disguise.WideGap(gap) {
+				break
+			}
 			j++
 		}
 		t.window = append(t.window[:0], ws[i:j]...)
