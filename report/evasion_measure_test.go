@@ -2,16 +2,14 @@ package report
 
 import (
 	"context"
-	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/plagd/plagd/internal/evasion"
 	"github.com/plagd/plagd/invindex"
 )
 
-// evasionCase is the evasion set's archive and clean essay: two licence
-// texts the system ships as sources, a third as the writer's own prose.
+// evasionCase is the evasion set's archive and clean essay
+// (evasion.LicenceCase).
 type evasionCase struct {
 	sources []string
 	essay   string
@@ -19,16 +17,11 @@ type evasionCase struct {
 
 func loadEvasionCase(t *testing.T) evasionCase {
 	t.Helper()
-	read := func(name string) string {
-		b, err := os.ReadFile("/usr/share/common-licenses/" + name)
-		if err != nil {
-			t.Skipf("no licence texts: %v", err)
-		}
-		return string(b)
+	c, err := evasion.LicenceCase(evasion.LicenceDir)
+	if err != nil {
+		t.Skipf("no licence texts: %v", err)
 	}
-	srcs := []string{read("GPL-3"), read("Apache-2.0")}
-	r := rand.New(rand.NewPCG(18, 3))
-	return evasionCase{sources: srcs, essay: evasion.Essay(read("MPL-2.0"), srcs, 0.44, r)}
+	return evasionCase{sources: c.Sources, essay: c.Essay}
 }
 
 // evasionFigures are a text's similarity to the archive, in percent: the

@@ -2,6 +2,8 @@ package evasion
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -164,3 +166,40 @@ func Essay(own string, sources []string, share float64, r *rand.Rand) string {
 
 // squash folds all white space to single spaces.
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") + " " }
+
+// Case is the evasion set's archive and clean essay.
+type Case struct {
+	// Sources are copied from; Others are in the archive and not copied.
+	Sources, Others []string
+	// Essay copies about 44 % of its characters from Sources; the rest is
+	// another text's.
+	Essay string
+}
+
+// LicenceDir holds the licence texts every Debian system ships (package
+// base-files): free English prose on related topics, so that chance
+// matches between them exist.
+const LicenceDir = "/usr/share/common-licenses"
+
+// LicenceCase builds the Case from the licence texts in dir: GPL-3 and
+// Apache-2.0 are the sources, MPL-2.0 the writer's own prose, LGPL-2.1,
+// Artistic and BSD the rest of the archive.
+func LicenceCase(dir string) (Case, error) {
+	read := func(name string) (string, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		return string(b), err
+	}
+	var c Case
+	var texts [6]string
+	for i, name := range []string{"GPL-3", "Apache-2.0", "MPL-2.0", "LGPL-2.1", "Artistic", "BSD"} {
+		s, err := read(name)
+		if err != nil {
+			return Case{}, err
+		}
+		texts[i] = s
+	}
+	c.Sources = texts[:2]
+	c.Others = texts[3:]
+	c.Essay = Essay(texts[2], c.Sources, 0.44, rand.New(rand.NewPCG(18, 3)))
+	return c, nil
+}
