@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,9 +33,13 @@ func TestCLI_Flags(t *testing.T) {
 		t.Fatalf("run: exit %d: %s", code, out)
 	}
 
+	stored := disguise.Of(nil, "A student essay. "+disguised+". My end.")
+	if len(stored) != 1 || stored[0].Kind != disguise.Invisible {
+		t.Fatalf("the fixture's flags: %+v", stored)
+	}
 	out, code := plagd(t, url, "status")
 	if code != 0 || !strings.Contains(out, "Disguised:  1 document whose text was disguised") ||
-		!strings.Contains(out, "invisible: 1 document (3 in all): ") {
+		!strings.Contains(out, fmt.Sprintf("invisible: 1 document (%d in all): ", stored[0].Count)) {
 		t.Fatalf("status: exit %d:\n%s", code, out)
 	}
 	out, _ = plagd(t, url, "status", "--json")
@@ -43,7 +48,7 @@ func TestCLI_Flags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.Flagged.Documents != 1 || len(st.Flagged.Kinds) != 1 || st.Flagged.Kinds[0].Kind != disguise.Invisible ||
-		st.Flagged.Kinds[0].Count != 3 || len(st.Flagged.Kinds[0].First) != 1 {
+		st.Flagged.Kinds[0].Count != stored[0].Count || len(st.Flagged.Kinds[0].First) != 1 {
 		t.Fatalf("status --json flagged: %+v", st.Flagged)
 	}
 
@@ -51,7 +56,9 @@ func TestCLI_Flags(t *testing.T) {
 	text := "My own opening words. " + disguised + ". My own end."
 	os.WriteFile(essay, []byte(text), 0o644)
 	out, code = plagd(t, url, "check", essay)
-	if code != 0 || !strings.Contains(out, "DISGUISED") || !strings.Contains(out, "invisible: 3 ") || !strings.Contains(out, ", at 29–30, ") {
+	checked := disguise.Of(nil, text)
+	if code != 0 || !strings.Contains(out, "DISGUISED") || !strings.Contains(out, fmt.Sprintf("invisible: %d ", checked[0].Count)) ||
+		!strings.Contains(out, ", at ") {
 		t.Fatalf("check: exit %d:\n%s", code, out)
 	}
 	out, code = plagd(t, url, "check", "--json", essay)
