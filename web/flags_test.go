@@ -66,6 +66,7 @@ func TestFlags_PagesAndAPI(t *testing.T) {
 	a.get("teacher", fmt.Sprintf("/documents/%d?partial=1&quotes=0", id)).must(t, http.StatusOK, "flag flag-invisible")
 	a.get("teacher", fmt.Sprintf("/documents/%d", a.src)).mustNot(t, `id="flags"`, "flag-invisible")
 
+	a.get("teacher", "/").must(t, http.StatusOK, `<a class="card warn" href="/documents?flagged=1" title="invisible: 1"><div class="num">1</div><div>disguised</div></a>`)
 	list := a.get("teacher", "/documents?flagged=1").must(t, http.StatusOK, "Disguised copy", `class="badge b-flagged"`, `name="flagged" value="1" checked`)
 	list.mustNot(t, "Water Mills of the Valley")
 	a.get("teacher", "/documents").must(t, http.StatusOK, "Disguised copy", "Water Mills of the Valley")

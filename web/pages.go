@@ -23,6 +23,7 @@ type overviewData struct {
 	Pending   int
 	HeldBack  *store.HeldBack // changes an open transaction holds back
 	Failed    []store.FailedDoc
+	Flagged   store.FlagSummary // documents whose text was disguised
 	Runs      []store.RunInfo
 	LastRun   *store.RunInfo
 	Running   bool
@@ -49,7 +50,7 @@ func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
 // runState fills what the overview and runs pages share.
 func (s *Server) runState(r *http.Request, title string, st store.Status) overviewData {
 	d := overviewData{pageBase: s.base(r, title), Docs: st.Documents, Pending: st.Pending, HeldBack: st.HeldBack,
-		Failed: st.Failed, Runs: st.Runs}
+		Failed: st.Failed, Flagged: st.Flagged, Runs: st.Runs}
 	if s.runner != nil {
 		d.HasDaemon, d.Running, d.NextRun = true, s.runner.Running(), s.runner.NextRun()
 	}
