@@ -41,6 +41,9 @@ type Daemon struct {
 
 	mu      sync.Mutex
 	running bool
+	// prompt is when the debounced run for the changes waited out is due
+	// (zero: none is waited for); the web pages show it as "about N s".
+	prompt  time.Time
 	last    *engine.RunReport
 	lastErr error
 	ready   bool
@@ -248,7 +251,9 @@ func (d *Daemon) watchChanges(ctx context.Context) {
 		// maxDebounces intervals after the burst began: a steady stream of
 		// uploads must not postpone runs for ever.
 		limit := time.Until(burst.Add(maxDebounces * d.cfg.Schedule.Debounce))
-		return time.After(max(0, min(d.cfg.Schedule.Debounce, limit)))
+		wait := max(0, min(d.cfg.Schedule.Debounce, limit))
+		d.setPrompt(time.Now().Add(wait))
+		return time.After(wait)
 	}
 	for {
 		select {
@@ -263,6 +268,7 @@ func (d *Daemon) watchChanges(ctx context.Context) {
 			}
 		case <-debounce:
 			debounce = nil
+			d.setPrompt(time.Time{})
 			d.request("changes")
 		}
 	}
@@ -321,6 +327,22 @@ func (d *Daemon) refreshGauges(ctx context.Context) {
 	for status, n := range map[string]int{"indexed": c.Indexed, "failed": c.Failed, "pending": c.Pending, "deleted": c.Deleted} {
 		d.metrics.documents.WithLabelValues(status).Set(float64(n))
 	}
+}
+
+func (d *Daemon) setPrompt(t time.Time) {
+	d.mu.Lock()
+	d.prompt = t
+	d.mu.Unlock()
+}
+
+// PromptRun is when the run for changes written recently is due (the
+// debounce: schedule.debounce after the last write, at most
+// maxDebounces intervals after the first), zero when none is waited for.
+// A run already in progress delays it further.
+func (d *Daemon) PromptRun() time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.prompt
 }
 
 // NextRun is the next scheduled run, zero if none.

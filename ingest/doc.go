@@ -1,7 +1,10 @@
 // Package ingest is the one way a document enters plagd's archive or gets
 // new content: `plagd ingest` (files and folders, Files), the JSON API's
 // create and update, and the web pages' upload and edit forms (one
-// document, Documents). Integrators who write the documents table
+// document, Documents), and manifests: a CSV naming files with their
+// title, author, kind, year, external id and restricted flag
+// (ParseManifest, Documents.ImportManifest), from the upload page, the API
+// or `plagd ingest --manifest`. Integrators who write the documents table
 // themselves bypass it by design (docs/integration.md): the next run reads
 // what they wrote.
 //
@@ -38,6 +41,12 @@
 //   - Files refuses, rather than alters, a path that cannot be an external
 //     id as it is (store.ExternalIDProblem), and two files that would share
 //     an id; a file over extract.max_bytes is not read.
+//   - A file byte-identical to a live document's is not stored again
+//     unless the caller says so (Documents.CreateOrReplace: ask, new or
+//     replace; store.IdenticalDocuments finds it).
+//   - A manifest is imported whole or not at all while any row or file has
+//     a problem (ManifestErrors, each naming its row and column); after the
+//     checks each row is one transaction.
 //   - Messages (warnings, failure reasons, paths) are clean bounded lines
 //     (store.ReasonField, store.PathShown): they reach terminals, logs,
 //     pages and JSON.
@@ -45,8 +54,9 @@
 // # Data in and out
 //
 // In: store.DocumentInput and store.DocumentPatch (Documents), paths with
-// Options (Files). Out: Result (the document's id, a warning, the
-// near-duplicates found) and Summary (counts, failures, unreadable files,
+// Options (Files), a manifest's CSV and its files (ManifestFiles). Out:
+// Result (the document's id, a warning, the near-duplicates found),
+// ManifestOutcome per row, and Summary (counts, failures, unreadable files,
 // near-duplicates, formats).
 //
 // # Tables

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,24 @@ type Options struct {
 	// the archive and the files stored before it at once (before any run)
 	// and lists near-duplicates in the summary.
 	NearDups *engine.NearDups
+	// Duplicates says what to do with a file byte-identical to a live
+	// document stored under another external id (the same PDF in two
+	// folders, an archive imported twice from different roots) or to a file
+	// earlier in the same import: DuplicatesAsk (the default) skips it and
+	// lists it in the summary, DuplicatesNew stores it all the same.
+	// DuplicatesReplace is for manifests (Documents.ImportManifest), which
+	// say what the replaced document should become; Files refuses it.
+	Duplicates Duplicates
+}
+
+// IdenticalFile is a file not stored because a live document (or a file
+// earlier in the same import) has the same bytes.
+type IdenticalFile struct {
+	Path string `json:"path"`
+	// Existing are the live documents with its bytes; empty when it is a
+	// file earlier in the import (Earlier).
+	Existing []store.Identical `json:"existing,omitempty"`
+	Earlier  string            `json:"earlier,omitempty"`
 }
 
 // NearDup is a stored file whose text is within neardup.distance bits of
@@ -67,8 +86,9 @@ type Failure struct {
 	Reason string `json:"reason"`
 }
 
-// Summary counts what Files did. Added+Updated+Unchanged+Failed is the
-// number of files considered; Skipped files did not match the extensions.
+// Summary counts what Files did. Added+Updated+Unchanged+Failed plus the
+// Identical files is the number of files considered; Skipped files did not
+// match the extensions.
 type Summary struct {
 	Added     int       `json:"added"`
 	Updated   int       `json:"updated"`
@@ -85,6 +105,10 @@ type Summary struct {
 	// NearDuplicates are added or changed files that nearly equal stored
 	// documents (with Check and engine.NearDups).
 	NearDuplicates []NearDup `json:"near_duplicates,omitempty"`
+	// Identical are files not stored because they are byte-identical to a
+	// live document under another external id, or to a file earlier in the
+	// import (Options.Duplicates).
+	Identical []IdenticalFile `json:"identical,omitempty"`
 }
 
 // Stored is the number of files now in the database as they are on disk.
@@ -115,6 +139,9 @@ const (
 // file already stored with the same content is left alone (store.StoreFiles).
 func Files(ctx context.Context, db *store.DB, opt Options, log zerolog.Logger) (Summary, error) {
 	var sum Summary
+	if opt.Duplicates == DuplicatesReplace {
+		return sum, errors.New("replacing identical documents needs a manifest (it says what each should become); for files and folders choose new, or leave it out to skip them")
+	}
 	if opt.Check != nil && opt.Extract == nil {
 		opt.Extract = sandbox.New(sandbox.Config{Isolate: true, Timeout: opt.Check.Timeout}, log)
 		defer opt.Extract.Close()
@@ -127,6 +154,7 @@ func Files(ctx context.Context, db *store.DB, opt Options, log zerolog.Logger) (
 	log.Info().Int("files", len(files)).Int64("bytes", total).Int("skipped", sum.Skipped).
 		Int("unreadable", sum.Failed).Msg("ingest: files found")
 
+	seen := map[[sha256.Size]byte]string{} // content digests of the files read so far → their paths
 	prog := newIngestProgress(opt.Progress, log, len(files), total)
 	defer prog.finish()
 	for len(files) > 0 {
@@ -135,7 +163,7 @@ func Files(ctx context.Context, db *store.DB, opt Options, log zerolog.Logger) (
 			size += files[n].size
 			n++
 		}
-		if err := ingestBatch(ctx, db, opt, files[:n], &sum, log); err != nil {
+		if err := ingestBatch(ctx, db, opt, files[:n], seen, &sum, log); err != nil {
 			if ctx.Err() != nil {
 				return sum, fmt.Errorf("ingest interrupted after %d files; run the same command again to finish (unchanged files are skipped): %w",
 					sum.Stored(), ctx.Err())
@@ -160,7 +188,8 @@ type ingestFile struct {
 
 // ingestBatch reads the files of one batch and stores them in one
 // transaction (store.StoreFiles).
-func ingestBatch(ctx context.Context, db *store.DB, opt Options, files []ingestFile, sum *Summary, log zerolog.Logger) error {
+func ingestBatch(ctx context.Context, db *store.DB, opt Options, files []ingestFile, seen map[[sha256.Size]byte]string,
+	sum *Summary, log zerolog.Logger) error {
 	var (
 		inputs   []store.FileInput
 		queued   []ingestFile
@@ -172,6 +201,17 @@ func ingestBatch(ctx context.Context, db *store.DB, opt Options, files []ingestF
 			log.Warn().Str("path", store.PathShown(f.path)).Str("error", store.ReasonField(err.Error())).Msg("ingest: file not stored")
 			sum.fail(f.path, err.Error())
 			continue
+		}
+		if opt.Duplicates != DuplicatesNew {
+			same, err := identicalElsewhere(ctx, db, f, content, seen)
+			if err != nil {
+				return err
+			}
+			if same != nil {
+				log.Info().Str("path", store.PathShown(f.path)).Msg("ingest: byte-identical to a stored document, skipped")
+				sum.Identical = append(sum.Identical, *same)
+				continue
+			}
 		}
 		name := filepath.Base(f.path)
 		inputs = append(inputs, store.FileInput{ExternalID: f.externalID, Title: strings.TrimSuffix(name, filepath.Ext(name)),
@@ -231,6 +271,32 @@ func ingestBatch(ctx context.Context, db *store.DB, opt Options, files []ingestF
 		return checkNearDups(ctx, opt.NearDups, queued, stored, texts, sum, log)
 	}
 	return nil
+}
+
+// identicalElsewhere says whether f's content is a live document's under
+// another external id (a document under f's own id is the file itself:
+// unchanged, or about to be updated) or a file's stored earlier in the
+// import, and records the digest of a file that will be stored.
+func identicalElsewhere(ctx context.Context, db *store.DB, f ingestFile, content []byte, seen map[[sha256.Size]byte]string) (*IdenticalFile, error) {
+	sum := sha256.Sum256(content)
+	docs, err := store.IdenticalDocuments(ctx, db, content)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	for _, d := range docs {
+		if d.ExternalID == f.externalID {
+			seen[sum] = f.path
+			return nil, nil
+		}
+	}
+	if earlier, ok := seen[sum]; ok {
+		return &IdenticalFile{Path: store.PathShown(f.path), Earlier: store.PathShown(earlier)}, nil
+	}
+	if len(docs) > 0 {
+		return &IdenticalFile{Path: store.PathShown(f.path), Existing: docs}, nil
+	}
+	seen[sum] = f.path
+	return nil, nil
 }
 
 // checkNearDups compares the texts of the files a batch added or changed

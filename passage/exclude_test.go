@@ -2,6 +2,7 @@ package passage
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -138,14 +139,37 @@ func TestCoverage(t *testing.T) {
 		{"runes, not bytes", []Range{{0, 8}}, nil, 4.0 / 9},          // "čšřž"
 		{"each once", []Range{{0, 8}, {2, 8}, {0, 4}}, nil, 4.0 / 9}, // overlapping
 		{"adjacent", []Range{{0, 4}, {4, 8}}, nil, 4.0 / 9},
-		{"excluded left out of both", []Range{{0, len(text)}}, []Range{{9, 13}}, 1},
-		{"excluded part of a range", []Range{{0, 8}}, []Range{{0, 4}}, 2.0 / 7},
+		{"excluded out of the matches, not the whole", []Range{{0, len(text)}}, []Range{{9, 13}}, 5.0 / 9},
+		{"excluded part of a range", []Range{{0, 8}}, []Range{{0, 4}}, 2.0 / 9},
 		{"clipped", []Range{{-5, 100}}, nil, 1},
 		{"all excluded", []Range{{0, 4}}, []Range{{0, len(text)}}, 0},
 	}
 	for _, c := range cases {
 		if got := Coverage(text, c.rs, c.ex); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: Coverage = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestCoverage_ExclusionsOnlyLower: whatever is excluded, the figure
+// never rises (issue: excluding a bibliography with few matches raised a
+// report from 53.7 % to 57.6 %).
+func TestCoverage_ExclusionsOnlyLower(t *testing.T) {
+	r := rand.New(rand.NewPCG(alignSeed(t), 3))
+	for range 2000 {
+		n := 1 + r.IntN(200)
+		text := strings.Repeat("a", n)
+		var rs, ex []Range
+		for range r.IntN(6) {
+			s := r.IntN(n)
+			rs = append(rs, Range{s, s + r.IntN(n-s+1)})
+		}
+		for range r.IntN(4) {
+			s := r.IntN(n)
+			ex = append(ex, Range{s, s + r.IntN(n-s+1)})
+		}
+		if with, without := Coverage(text, rs, ex), Coverage(text, rs, nil); with > without+1e-12 {
+			t.Fatalf("ranges %v, excluded %v: %v with the exclusions, %v without", rs, ex, with, without)
 		}
 	}
 }

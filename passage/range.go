@@ -63,7 +63,7 @@ func SubtractRanges(rs, minus []Range) []Range {
 }
 
 // Coverage is the share of text's characters that lie in the union of
-// ranges, not counting the excluded ones: the figure a report shows as "x %
+// ranges and outside the excluded ones: the figure a report shows as "x %
 // of the document matches". Characters are runes (Unicode code points, as
 // PAN's offsets count them), not bytes, so that Czech text is not weighed
 // by its UTF-8 encoding; each is counted once however many ranges cover
@@ -71,9 +71,12 @@ func SubtractRanges(rs, minus []Range) []Range {
 // byte offsets into text on rune boundaries (as Passage and QuoteRanges
 // offsets are), clipped to the text.
 //
-//	Coverage = runes(union(ranges) − union(excluded)) / runes(text − union(excluded))
+//	Coverage = runes(union(ranges) − union(excluded)) / runes(text)
 //
-// It is 0 when nothing is left to cover.
+// The whole text is the denominator, so that an exclusion can only lower
+// the figure: with excluded text left out of the denominator as well,
+// excluding a bibliography with few matches once raised a report from
+// 53.7 % to 57.6 %. It is 0 for an empty text.
 func Coverage(text string, ranges, excluded []Range) float64 {
 	return coverage(text, utf8.RuneCountInString(text), ranges, excluded)
 }
@@ -90,13 +93,12 @@ func coverage(text string, runes int, ranges, excluded []Range) float64 {
 		}
 		return out
 	}
-	ex := UnionRanges(clip(excluded))
-	total := runes - countRunes(text, ex)
-	if total <= 0 {
+	if runes <= 0 {
 		return 0
 	}
+	ex := UnionRanges(clip(excluded))
 	covered := countRunes(text, SubtractRanges(clip(ranges), ex))
-	return float64(covered) / float64(total)
+	return float64(covered) / float64(runes)
 }
 
 // countRunes counts the runes of text in disjoint ranges within it.

@@ -14,6 +14,10 @@ type Filter struct {
 	MinSimilarity float64 `json:"min_similarity"`
 	// ExcludeSources are left out (documents.id).
 	ExcludeSources []int64 `json:"exclude_sources"`
+	// MinWords leaves out passages shorter than this many words in the
+	// document (the commercial tools' "exclude small matches"); 0 keeps
+	// all. A source left with no passage stays listed, not counted.
+	MinWords int `json:"min_words,omitempty"`
 	// Exclusions leave quotations, block quotes, the bibliography and
 	// common text out of the figures (see Options.Exclusions).
 	Exclusions passage.Exclusions `json:"exclusions"`
@@ -38,7 +42,7 @@ type Filter struct {
 // text do not come back when a later one turns the exclusion off. For
 // filters whose exclusions include those of the first,
 // r.Filter(f).Filter(g) equals r.Filter of the two combined (the larger
-// minimum, both lists of excluded sources, g's exclusions); in particular
+// minimums, both lists of excluded sources, g's exclusions); in particular
 // Filter is idempotent.
 func (r Report) Filter(f Filter) Report {
 	info := r.info
@@ -67,6 +71,9 @@ func (r Report) Filter(f Filter) Report {
 		for _, pg := range s.Passages {
 			if inside(pg.A(), out.Excluded) {
 				continue // a quotation or the bibliography: not evidence
+			}
+			if pg.AWords < f.MinWords {
+				continue // a match too small to count, as the teacher asks
 			}
 			kept = append(kept, pg)
 			as, bs = append(as, pg.A()), append(bs, pg.B())

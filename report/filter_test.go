@@ -298,3 +298,33 @@ func TestInside(t *testing.T) {
 		}
 	}
 }
+
+// TestReportFilter_MinWords: passages shorter than the minimum (in the
+// document's words) leave the figures and the list of passages; the
+// source stays; the figure only falls as the minimum rises.
+func TestReportFilter_MinWords(t *testing.T) {
+	g := testtext.NewWordGen(9)
+	s1, s2 := strings.Fields(g.Words("a", 200)), strings.Fields(g.Words("b", 200))
+	long, short := strings.Join(s1[20:80], " "), strings.Join(s2[50:70], " ") // 60 and 20 words
+	text := g.Words("e", 100) + "\n\n" + long + "\n\n" + g.Words("e", 100) + "\n\n" + short + "\n\n" + g.Words("e", 50)
+	srcs := []SourceReport{
+		{ID: 1, Similarity: 0.2, Text: strings.Join(s1, " ")},
+		{ID: 2, Similarity: 0.1, Text: strings.Join(s2, " ")},
+	}
+	raw := buildRaw(context.Background(), invindex.DefaultParams(), text, srcs, Options{})
+	prev := 2.0
+	for _, c := range []struct{ min, p1, p2 int }{{0, 1, 1}, {20, 1, 1}, {21, 1, 0}, {60, 1, 0}, {61, 0, 0}} {
+		rep := raw.Filter(Filter{MinWords: c.min})
+		if len(rep.Sources) != 2 || len(rep.Sources[0].Passages) != c.p1 || len(rep.Sources[1].Passages) != c.p2 {
+			t.Fatalf("min %d words: sources %d, passages %d and %d; want 2, %d and %d", c.min, len(rep.Sources),
+				len(rep.Sources[0].Passages), len(rep.Sources[1].Passages), c.p1, c.p2)
+		}
+		if rep.Coverage > prev {
+			t.Fatalf("min %d words: coverage rose to %v from %v", c.min, rep.Coverage, prev)
+		}
+		if c.p2 == 0 && rep.Sources[1].CoverageA != 0 {
+			t.Fatalf("min %d words: a source with no passage left covers %v", c.min, rep.Sources[1].CoverageA)
+		}
+		prev = rep.Coverage
+	}
+}

@@ -222,15 +222,44 @@ type Document struct {
 	Flags []disguise.Flag `json:"flags,omitempty"`
 }
 
+// documentStatus is a document's status (DocInfo's rule) over documents d
+// left join document_status s.
+const documentStatus = `case when d.deleted_at is not null then 'deleted'
+	     when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id and ` + changedEntry + `) then 'pending'
+	     else s.status end`
+
+// DocumentStatuses are the statuses of ids (indexed, failed, pending or
+// deleted), for pages that wait for a run; an id that is no document's is
+// missing from the map.
+func DocumentStatuses(ctx context.Context, q Querier, ids []int64) (map[int64]string, error) {
+	rows, err := q.Query(ctx, `select d.id, `+documentStatus+`
+		from documents d left join document_status s on s.doc_id = d.id where d.id = any($1)`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read document statuses: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]string, len(ids))
+	for rows.Next() {
+		var id int64
+		var st string
+		if err := rows.Scan(&id, &st); err != nil {
+			return nil, fmt.Errorf("read document statuses: %w", err)
+		}
+		out[id] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read document statuses: %w", err)
+	}
+	return out, nil
+}
+
 // documentColumns selects a Document from documents d left join
 // document_status s; the status rule is DocInfo's.
 const documentColumns = `
 	d.id, coalesce(d.external_id, ''), coalesce(d.title, ''), coalesce(d.author, ''), coalesce(d.kind, ''),
 	coalesce(d.year, 0), coalesce(d.filename, ''), coalesce(d.content_type, ''),
 	coalesce(octet_length(d.content), octet_length(d.text), 0), d.restricted,
-	case when d.deleted_at is not null then 'deleted'
-	     when s.doc_id is null or exists (select 1 from plagd_changes c where c.doc_id = d.id and ` + changedEntry + `) then 'pending'
-	     else s.status end,
+	` + documentStatus + `,
 	coalesce(s.error, ''), coalesce(s.error_kind, ''), coalesce(s.words, 0), coalesce(s.chunks, 0),
 	coalesce((select max(x.similarity) from similarities x where x.doc_id = d.id), 0),
 	d.created_at, d.updated_at, d.deleted_at, (select t.flags from document_texts t where t.doc_id = d.id) as flags`

@@ -31,7 +31,7 @@ func Reader(opt extract.Options) string {
 }
 
 // readerVersion names what a kept text carries besides the text: "flags"
-// since texts are kept with their disguise flags (migration 0010). A text
+// since texts are kept with their disguise flags (migration 0012). A text
 // kept by a build that kept no flags must never be taken as flag-free; the
 // build digest differs anyway, and this says so whatever the digest.
 const readerVersion = "flags"

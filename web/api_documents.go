@@ -50,6 +50,9 @@ type documentResponse struct {
 	// NearDuplicatesError says that the near-duplicate check could not be
 	// made; the document is stored all the same.
 	NearDuplicatesError string `json:"near_duplicates_error,omitempty"`
+	// Replaced: a create with duplicate=replace gave an existing,
+	// byte-identical document this upload's file name and details.
+	Replaced bool `json:"replaced,omitempty"`
 }
 
 // withNearDups adds an upload-time near-duplicate check to a response.
@@ -111,21 +114,79 @@ func (s *Server) apiCreateDocument(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, err)
 		return
 	}
-	res, err := s.docs.Create(r.Context(), s.auditedTx(r), in)
+	dup, err := duplicateParam(r)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
+	st, err := s.docs.CreateOrReplace(r.Context(), s.auditedTx(r), in, dup, s.replaceGuard(r))
+	var ie *ingest.IdenticalError
+	if errors.As(err, &ie) {
+		writeJSON(w, http.StatusConflict, identicalBody(ie))
+		return
+	}
+	if err != nil {
+		s.apiDocFail(w, r, err)
+		return
+	}
+	res := st.Result
 	near := s.uploadNearDups(res)
 	d, err := store.GetDocument(r.Context(), s.db, res.ID)
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return
 	}
+	msg, status := "document created", http.StatusCreated
+	if st.Replaced {
+		msg, status = "document file replaced by an identical upload", http.StatusOK
+	}
 	s.log.Info().Str("user", who(r).User.Name).Str("via", via(r)).Int64("doc", res.ID).Str("filename", in.Filename).
-		Bool("unreadable", res.Warning != "").Int("near_duplicates", len(near.List)).Msg("document created")
+		Bool("unreadable", res.Warning != "").Int("near_duplicates", len(near.List)).Msg(msg)
 	w.Header().Set("Location", fmt.Sprintf("/api/v1/documents/%d", res.ID))
-	writeJSON(w, http.StatusCreated, documentResponse{Document: d, Warning: res.Warning}.withNearDups(near))
+	writeJSON(w, status, documentResponse{Document: d, Warning: res.Warning, Replaced: st.Replaced}.withNearDups(near))
+}
+
+// identicalResponse is the 409 of an upload byte-identical to live
+// documents: the error, and the documents, so that a client can offer
+// "replace" or "store as new" (send again with duplicate=replace|new).
+type identicalResponse struct {
+	apiErrorBody
+	Existing []store.Identical `json:"existing"`
+}
+
+func identicalBody(ie *ingest.IdenticalError) identicalResponse {
+	var b identicalResponse
+	b.Error.Code = "identical"
+	b.Error.Message = ie.Error() + ": send it again with duplicate=replace or duplicate=new"
+	b.Existing = ie.Existing
+	return b
+}
+
+// duplicateParam reads the upload's duplicate choice: the form field or
+// query parameter "duplicate" (new, replace; empty: ask).
+func duplicateParam(r *http.Request) (ingest.Duplicates, error) {
+	v := r.URL.Query().Get("duplicate")
+	if r.MultipartForm != nil {
+		if f := r.PostFormValue("duplicate"); f != "" {
+			v = f
+		}
+	}
+	d, err := ingest.ParseDuplicates(v)
+	if err != nil {
+		return d, problemf(errBadRequest, "%v", err)
+	}
+	return d, nil
+}
+
+// replaceGuard checks, in a replace's transaction, that the caller may
+// make the change its upload states (the restricted flag).
+func (s *Server) replaceGuard(r *http.Request) func(ctx context.Context, q store.Querier, id int64, p store.DocumentPatch) error {
+	return func(ctx context.Context, q store.Querier, id int64, p store.DocumentPatch) error {
+		if err := checkRestrictedChange(ctx, q, who(r), id, p.Restricted); err != nil {
+			return &ingest.RowError{Err: err}
+		}
+		return nil
+	}
 }
 
 // documentInput reads a new document from a multipart form (a file in the

@@ -44,12 +44,14 @@ type fakeRunner struct {
 	mu       sync.Mutex
 	requests int
 	running  bool
+	prompt   time.Time
 }
 
-func (f *fakeRunner) Running() bool      { f.mu.Lock(); defer f.mu.Unlock(); return f.running }
-func (f *fakeRunner) NextRun() time.Time { return time.Date(2031, 5, 6, 7, 8, 0, 0, time.UTC) }
-func (f *fakeRunner) RequestRun()        { f.mu.Lock(); f.requests++; f.mu.Unlock() }
-func (f *fakeRunner) calls() int         { f.mu.Lock(); defer f.mu.Unlock(); return f.requests }
+func (f *fakeRunner) Running() bool        { f.mu.Lock(); defer f.mu.Unlock(); return f.running }
+func (f *fakeRunner) NextRun() time.Time   { return time.Date(2031, 5, 6, 7, 8, 0, 0, time.UTC) }
+func (f *fakeRunner) PromptRun() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.prompt }
+func (f *fakeRunner) RequestRun()          { f.mu.Lock(); f.requests++; f.mu.Unlock() }
+func (f *fakeRunner) calls() int           { f.mu.Lock(); defer f.mu.Unlock(); return f.requests }
 
 // newAPIEnv starts a server; tweak adjusts the configuration first.
 func newAPIEnv(t *testing.T, withRunner bool, tweak func(*config.Config)) *apiEnv {
@@ -634,4 +636,9 @@ func TestAPI_UnknownRoutesAreJSON(t *testing.T) {
 	tok := e.user("tea", auth.RoleTeacher)
 	e.do("GET", "/api/v1/nothing", bearer(tok)).mustErr(t, 404, "not_found")
 	e.do("GET", "/api/v2/documents").mustErr(t, 404, "not_found")
+	// Messages are readable as JSON text: "<token>", not "\u003ctoken\u003e".
+	r := e.do("GET", "/api/v1/documents")
+	if msg := r.mustErr(t, 401, "unauthenticated"); !strings.Contains(msg, "Bearer <token>") || !bytes.Contains(r.body, []byte("Bearer <token>")) {
+		t.Fatalf("unauthenticated answer: %s", r.body)
+	}
 }

@@ -380,12 +380,17 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 
 // e2eServer is `plagd serve` on a free local port over a fresh, seeded database.
 type e2eServer struct {
-	base string
-	pool *pgxpool.Pool
-	docs map[string]int64 // seeded documents by external id
+	base   string
+	pool   *pgxpool.Pool
+	docs   map[string]int64 // seeded documents by external id
+	daemon *daemon.Daemon
 }
 
-func e2eStartServer(t *testing.T) *e2eServer {
+func e2eStartServer(t *testing.T) *e2eServer { t.Helper(); return e2eStartServerWith(t, nil) }
+
+// e2eStartServerWith starts the server with tweak applied to its
+// configuration (nil: none).
+func e2eStartServerWith(t *testing.T, tweak func(*config.Config)) *e2eServer {
 	t.Helper()
 	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
@@ -418,6 +423,9 @@ func e2eStartServer(t *testing.T) *e2eServer {
 	cfg.Schedule.Poll = time.Second
 	cfg.HTTP.Listen = e2eFreeAddr(t)
 	srv.base = "http://" + cfg.HTTP.Listen
+	if tweak != nil {
+		tweak(&cfg)
+	}
 
 	// The server's log is kept and shown only when the test fails.
 	logs := &e2eLogBuffer{}
@@ -429,6 +437,7 @@ func e2eStartServer(t *testing.T) *e2eServer {
 	})
 
 	d := daemon.NewDaemon(cfg, pool, log)
+	srv.daemon = d
 	ui, err := New(Options{Config: cfg, DB: store.NewDB(pool), Engine: d.Engine(), Runner: d, Log: log})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -89,7 +88,16 @@ type documentsData struct {
 	Docs          []store.Document
 	Prev, Next    string
 	MaxBytes      int64
+	MaxRequest    int64 // the limit of one multipart form (readForm): a manifest and all its files together
 	Formats       string
+	Columns       string // a manifest's columns, for the hint
+	// AnyPending: a listed document waits for a run; the page then asks
+	// /api/v1/status and refreshes the table when the run commits.
+	AnyPending bool
+	LastRun    int64 // the last committed run the table reflects
+	// ImportErrors are the problems of a manifest just sent: nothing of it
+	// was imported.
+	ImportErrors ingest.ManifestErrors
 	// Uploaded are the files a form upload just stored, with their
 	// near-duplicates (?uploaded=).
 	Uploaded []uploadedRow
@@ -98,6 +106,17 @@ type documentsData struct {
 const documentsPageSize = 50
 
 func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
+	data, err := s.documentsData(r)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "documents", data)
+}
+
+// documentsData is the documents page for r's query (a POST shows it again
+// with the problems of a manifest).
+func (s *Server) documentsData(r *http.Request) (documentsData, error) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
@@ -105,8 +124,7 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 		Limit: documentsPageSize, Offset: offset}
 	docs, more, err := store.ListDocuments(r.Context(), s.db, dq)
 	if err != nil {
-		s.pageError(w, r, err)
-		return
+		return documentsData{}, err
 	}
 	link := func(off int) string {
 		v := url.Values{"offset": {strconv.Itoa(off)}}
@@ -123,9 +141,19 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status, Flagged: dq.Flagged,
 		Statuses: []string{"indexed", "pending", "failed", "deleted"}, Docs: docs,
-		MaxBytes: s.cfg.Extract.MaxBytes, Formats: ".pdf,.docx,.odt,.oth,.ott,.odm,.rtf,.html,.htm,.txt,.md,.xml"}
+		MaxBytes: s.cfg.Extract.MaxBytes, MaxRequest: s.cfg.Extract.MaxBytes + 1<<20,
+		Formats: ".pdf,.docx,.odt,.oth,.ott,.odm,.rtf,.html,.htm,.txt,.md,.xml",
+		Columns: strings.Join(ingest.ManifestColumns, ",")}
 	if up := q.Get("uploaded"); up != "" {
 		data.Uploaded = s.uploadedRows(r.Context(), up)
+	}
+	for _, d := range docs {
+		if d.Status == "pending" {
+			data.AnyPending = true
+		}
+	}
+	if data.LastRun, err = store.LastCommittedRun(r.Context(), s.db); err != nil {
+		return data, err
 	}
 	if more {
 		data.Next = link(offset + documentsPageSize)
@@ -133,44 +161,66 @@ func (s *Server) documentsPage(w http.ResponseWriter, r *http.Request) {
 	if offset > 0 {
 		data.Prev = link(max(offset-documentsPageSize, 0))
 	}
-	s.render(w, r, http.StatusOK, "documents", data)
+	return data, nil
 }
 
 // uploadDocuments stores the files of the upload form when scripts are off
-// (with scripts, upload.js sends each file to POST /api/v1/documents and
-// shows its progress). Every file is stored, readable or not: the next run
-// marks unreadable ones failed, and the page says which those will be.
-// Readable ones are checked for near-duplicates at once; the documents page
-// the browser is sent to lists each stored file with its near-duplicates
-// (?uploaded=), linked.
+// (with scripts, app.js sends each file to POST /api/v1/documents with the
+// details typed in its row, and shows its progress). One file takes the
+// form's title, author, external id, kind, year and restricted; several
+// files share kind, year and restricted and are titled by their names.
+// Every file is stored, readable or not: the next run marks unreadable
+// ones failed, and the page says which those will be. A file
+// byte-identical to a live document is stored as the form's "duplicate"
+// field says: by default not at all, with a warning naming the document.
+// Readable ones are checked for near-duplicates at once; the documents
+// page the browser is sent to lists each stored file with its
+// near-duplicates (?uploaded=), linked.
 func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	if r.MultipartForm == nil || len(r.MultipartForm.File["file"]) == 0 {
 		s.fail(w, r, false, http.StatusBadRequest, "bad_request", "choose one or more files to upload")
 		return
 	}
-	var stored, warned, near int
+	dup, err := duplicateParam(r)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	var stored, replaced, identical, warned, near int
 	var notes, ids []string
-	for _, fh := range r.MultipartForm.File["file"] {
+	files := r.MultipartForm.File["file"]
+	for _, fh := range files {
 		in, err := documentFromForm(r, fh, s.cfg.Extract.MaxBytes)
 		if err != nil {
 			notes = append(notes, uploadName(fh.Filename)+": "+err.Error())
 			continue
 		}
-		if len(r.MultipartForm.File["file"]) > 1 {
-			// one title or external id for many files makes no sense: each takes its file name
-			in.ExternalID = ""
-			in.Title = strings.TrimSuffix(in.Filename, filepath.Ext(in.Filename))
+		if len(files) > 1 {
+			// one title, author or external id for many files makes no
+			// sense: each takes its file name (scripts send per-file rows)
+			in.ExternalID, in.Title, in.Author = "", "", ""
 		}
-		res, err := s.docs.Create(r.Context(), s.auditedTx(r), in)
-		if err != nil {
-			if errors.Is(err, store.ErrExternalIDTaken) {
-				notes = append(notes, uploadName(fh.Filename)+": "+err.Error())
-				continue
-			}
+		st, err := s.docs.CreateOrReplace(r.Context(), s.auditedTx(r), in, dup, s.replaceGuard(r))
+		var ie *ingest.IdenticalError
+		switch {
+		case errors.As(err, &ie):
+			identical++
+			notes = append(notes, ie.Error()+` (to do that, choose it again with "If a file is already in the archive" set)`)
+			continue
+		case errors.Is(err, store.ErrExternalIDTaken), errors.Is(err, errForbidden):
+			notes = append(notes, uploadName(fh.Filename)+": "+err.Error())
+			continue
+		case err != nil:
 			s.pageError(w, r, err)
 			return
 		}
-		stored++
+		res := st.Result
+		if st.Replaced {
+			replaced++
+			notes = append(notes, fmt.Sprintf("%s replaced the file of the identical document %d", in.Filename, res.ID))
+		} else {
+			stored++
+		}
 		if len(ids) < maxUploadedShown {
 			ids = append(ids, strconv.FormatInt(res.ID, 10))
 		}
@@ -187,7 +237,10 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			near++
 		}
 	}
-	msg := fmt.Sprintf("%d of %d files stored; the next run indexes them.", stored, len(r.MultipartForm.File["file"]))
+	msg := fmt.Sprintf("%d of %d files stored; the next run indexes them.", stored, len(files))
+	if identical > 0 {
+		msg = fmt.Sprintf("%d of %d files stored; %d already in the archive, byte for byte, not stored again.", stored, len(files), identical)
+	}
 	switch near {
 	case 0:
 	case 1:
@@ -198,8 +251,9 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	for _, n := range notes {
 		msg += " " + n + "."
 	}
-	s.log.Info().Str("user", who(r).User.Name).Int("stored", stored).Int("unreadable", warned).Int("near_duplicates", near).Msg("upload")
-	v := url.Values{"status": {"pending"}, "done": {msg}}
+	s.log.Info().Str("user", who(r).User.Name).Str("via", "web").Int("stored", stored).Int("replaced", replaced).
+		Int("identical", identical).Int("unreadable", warned).Int("near_duplicates", near).Msg("upload")
+	v := url.Values{"done": {msg}}
 	if len(ids) > 0 {
 		v.Set("uploaded", strings.Join(ids, ","))
 	}

@@ -23,6 +23,10 @@ type pageBase struct {
 	CSRF  string
 	Path  string // the request path, to mark the current menu entry
 	Flash string // a one-line confirmation ("3 files uploaded")
+	// Refresh, when set, reloads the page after so many seconds when
+	// scripts are off (a pending report); with scripts, app.js follows
+	// the runs instead.
+	Refresh int
 }
 
 // base fills pageBase for r.
@@ -184,6 +188,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	// Messages say "<token>" as written: the answer is application/json
+	// with X-Content-Type-Options: nosniff, never read as HTML, so the
+	// \u003c escapes only made it unreadable.
+	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
 

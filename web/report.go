@@ -241,6 +241,7 @@ func (c *checkCache) remove(el *list.Element) {
 type reportQuery struct {
 	Min     float64 // percent, as typed
 	MinText string  // as typed, for the form
+	Words   int     // passages shorter than this many words are left out; 0: none
 	Exclude []int64
 	Quotes  bool
 	Bib     bool
@@ -259,6 +260,13 @@ func parseReportQuery(q url.Values) (reportQuery, error) {
 			return rq, problemf(errBadRequest, "min %q is not a percentage: give a number from 0 to 100, such as 5", v)
 		}
 		rq.Min, rq.MinText = f, strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	if v := strings.TrimSpace(q.Get("words")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 10000 {
+			return rq, problemf(errBadRequest, "words %q is not a number of words: give a whole number from 0 to 10000, such as 8", v)
+		}
+		rq.Words = n
 	}
 	for _, v := range q["exclude"] {
 		for _, part := range strings.Split(v, ",") {
@@ -325,7 +333,8 @@ func (rq reportQuery) exclusions() passage.Exclusions {
 
 // filter is the daemon's filter for the query.
 func (rq reportQuery) filter() report.Filter {
-	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions()}
+	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions(),
+		MinWords: rq.Words}
 }
 
 // values is the query in its canonical form, without the defaults;
@@ -355,6 +364,9 @@ func (rq reportQuery) values(withSources bool) url.Values {
 	}
 	if !rq.Common {
 		v.Set("common", "0")
+	}
+	if rq.Words > 0 {
+		v.Set("words", strconv.Itoa(rq.Words))
 	}
 	return v
 }
@@ -458,9 +470,12 @@ type sourceRow struct {
 	CoverageA  float64 // share of this document from the source
 	CoverageB  float64 // share of the source found in this document
 	Excluded   bool    // left out by the teacher: listed, not counted
-	Link       string  // the source's own report
-	Compare    string  // the side-by-side view with it
-	Only       string  // this report with only its passages highlighted
+	// OnlyExcluded: its passages all lie in excluded text (quotations,
+	// the bibliography): listed, not counted.
+	OnlyExcluded bool
+	Link         string // the source's own report
+	Compare      string // the side-by-side view with it
+	Only         string // this report with only its passages highlighted
 }
 
 // segment is a run of text shown alike: plain, highlighted (a passage),
@@ -494,6 +509,9 @@ type reportView struct {
 	// (report.Report's Flags); nil when it was not.
 	Flags    []flagLine
 	NoReport string // why there is no report; then nothing else is shown
+	// Wait says, on a pending document's page, when the next run is due;
+	// app.js keeps it current and loads the report when the run commits.
+	Wait string
 	// NearDups is the near-duplicates section, shown first; nil where it
 	// does not apply (a failed or deleted document, a partial=1 region).
 	NearDups *nearDupSection
@@ -505,16 +523,27 @@ type reportView struct {
 	Region  *reportRegion
 	Edit    bool // staff: the metadata form and the delete button
 	Print   time.Time
+	// Review is what teachers decided about the report (saved filters,
+	// reviewed with a note); nil for a check. SavedInUse: the page shows
+	// the saved filters because its address asked for none.
+	Review     *store.ReportReview
+	SavedInUse bool
+	// FiltersNow is the canonical query of the filters shown, which
+	// "Save these filters" stores.
+	FiltersNow string
+	Done       string // what the last action did ("Filters saved.")
 }
 
 // reportRegion is the part of the page the filters change: JS fetches it
 // alone (partial=1) and swaps it in, so figures come from one place.
 type reportRegion struct {
 	Query       string // the canonical filter query, for the address bar
+	PDF         string // the printed report with these filters; "" for a check
 	Coverage    float64
 	Chunks      int
 	Sources     []sourceRow // at or above the minimum, rank order, excluded ones included
-	Counted     int         // sources that count (not excluded)
+	Counted     int         // sources that count (not excluded, with a passage)
+	Scattered   []sourceRow // sources sharing chunks but no passage: listed apart, not counted
 	Passages    int         // passages of the sources that count
 	Below       int         // sources under the minimum, not listed
 	MinText     string
@@ -528,6 +557,20 @@ type reportRegion struct {
 	Templates   []string    // the registered templates whose text the document carries, by name
 	CountCommon bool        // the teacher counts common text
 	Partial     bool
+}
+
+// pdfLink is the address of the printed report of a stored document's
+// page base with the filters of rq; "" for a check, which has none.
+func pdfLink(base string, rq reportQuery) string {
+	if !strings.HasPrefix(base, "/documents/") {
+		return ""
+	}
+	v := rq.values(true)
+	v.Del("source")
+	// Always one filter named, so the file follows what the page shows
+	// even where saved filters would apply to an address without any.
+	v.Set("quotes", flag01(rq.Quotes))
+	return withQuery(base+"/report.pdf", v)
 }
 
 // exclusionNote says in words what a filter leaves out.
@@ -554,6 +597,18 @@ func exclusionNote(ex passage.Exclusions) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
+// withWords adds a minimum passage length to the words of exclusionNote.
+func withWords(note string, words int) string {
+	if words <= 0 {
+		return note
+	}
+	w := "matches shorter than " + strconv.Itoa(words) + " words"
+	if note == "" {
+		return w
+	}
+	return note + "; " + w
+}
+
 // buildRegion filters the raw report (whose headers are current) as rq
 // asks and lays it out. base is the page path, seeText whether the caller
 // may read the document's text.
@@ -561,7 +616,7 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 	ex := rq.exclusions()
 	// Per-source figures do not depend on the other sources: one pass
 	// without excluded sources gives the rows, one with them the total.
-	shown := raw.Filter(report.Filter{MinSimilarity: rq.Min / 100, Exclusions: ex})
+	shown := raw.Filter(report.Filter{MinSimilarity: rq.Min / 100, Exclusions: ex, MinWords: rq.Words})
 	final := raw.Filter(rq.filter())
 	rank := make(map[int64]int, len(raw.Sources))
 	for i, s := range raw.Sources {
@@ -572,8 +627,8 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 	for _, s := range final.Sources {
 		passages += len(s.Passages)
 	}
-	reg := &reportRegion{Query: rq.values(true).Encode(), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
-		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: exclusionNote(ex),
+	reg := &reportRegion{Query: rq.values(true).Encode(), PDF: pdfLink(base, rq), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
+		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: withWords(exclusionNote(ex), rq.Words),
 		TextHidden: !seeText, CountCommon: !rq.Common}
 	for _, c := range raw.Common {
 		switch {
@@ -597,7 +652,15 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			Link:    "/documents/" + strconv.FormatInt(s.ID, 10),
 			Compare: withQuery(base+"/compare/"+strconv.FormatInt(s.ID, 10), compareQuery),
 			Only:    withQuery(base, focused.values(true)) + "#text"}
-		if !row.Excluded {
+		if len(raw.Sources[i].Passages) == 0 && !row.Excluded {
+			// No passage at all: chunks shared here and there (names,
+			// set phrases), nothing to highlight, nothing counted.
+			reg.Scattered = append(reg.Scattered, row)
+			continue
+		}
+		// Passages only in excluded text (a quotation): listed, not counted.
+		row.OnlyExcluded = row.Passages == 0
+		if !row.Excluded && row.Passages > 0 {
 			reg.Counted++
 		}
 		reg.Sources = append(reg.Sources, row)
@@ -744,7 +807,7 @@ type span struct {
 // and whether it is excluded. Adjacent pieces shown alike are joined.
 func segmentText(text string, spans []span, excluded, marks []passage.Range, mk func(from int, active []span, excluded bool) segment) []segment {
 	clip := func(x int) int { return min(max(x, 0), len(text)) }
-	shown := reflowForDisplay(text)
+	shown := report.Reflow(text)
 	cuts := []int{0, len(text)}
 	for _, s := range spans {
 		cuts = append(cuts, clip(s.r.Start), clip(s.r.End))
@@ -790,7 +853,64 @@ func segmentText(text string, spans []span, excluded, marks []passage.Range, mk 
 		}
 		out = append(out, seg)
 	}
+	return splitAtBlankLines(out)
+}
+
+// splitAtBlankLines takes the blank lines between paragraphs out of
+// highlighted segments: shown inside a highlight they were thin coloured
+// slivers at the ends of lines. The white space becomes a plain segment;
+// the first piece keeps the segment's anchors and label, and every piece
+// its class, title and link.
+func splitAtBlankLines(segs []segment) []segment {
+	var out []segment
+	for _, seg := range segs {
+		if seg.Class == "" || !strings.Contains(seg.Text, "\n") {
+			out = append(out, seg)
+			continue
+		}
+		rest := seg
+		for {
+			i, j := blankRun(rest.Text)
+			if i < 0 {
+				break
+			}
+			if i > 0 {
+				head := rest
+				head.Text = rest.Text[:i]
+				out = append(out, head)
+				rest.Anchors, rest.Label = nil, ""
+			}
+			out = append(out, segment{Text: rest.Text[i:j], Anchors: rest.Anchors, Label: rest.Label})
+			rest.Anchors, rest.Label = nil, ""
+			rest.Text = rest.Text[j:]
+		}
+		if rest.Text != "" {
+			out = append(out, rest)
+		}
+	}
 	return out
+}
+
+// blankRun finds the first run of white space in s that holds a blank
+// line (two line feeds), as [i, j); i is -1 when there is none.
+func blankRun(s string) (int, int) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\n' {
+			continue
+		}
+		j, lines := i, 0
+		for j < len(s) && (s[j] == '\n' || s[j] == ' ' || s[j] == '\t' || s[j] == '\r') {
+			if s[j] == '\n' {
+				lines++
+			}
+			j++
+		}
+		if lines >= 2 {
+			return i, j
+		}
+		i = j - 1
+	}
+	return -1, -1
 }
 
 // ---- the side-by-side view ----
@@ -947,35 +1067,4 @@ func wordBoundaryFwd(text string, i int) int {
 		i += size
 	}
 	return i
-}
-
-// reflowForDisplay joins the hard-wrapped lines of extracted text (a PDF
-// keeps its line breaks) so that a paragraph flows in columns of any width:
-// a single line break after a line of at least minWrappedLine bytes
-// becomes a space. Blank lines, short lines (headings, list items) and
-// breaks before a list marker stay. Only bytes are replaced one for one,
-// so every offset into the text still holds.
-func reflowForDisplay(text string) string {
-	const minWrappedLine = 40
-	b := []byte(text)
-	lineStart := 0
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\n' {
-			continue
-		}
-		long := i-lineStart >= minWrappedLine
-		lineStart = i + 1
-		if !long || i+1 >= len(b) || b[i+1] == '\n' || b[i+1] == '\r' || (i > 0 && b[i-1] == '\n') {
-			continue
-		}
-		switch b[i+1] {
-		case '-', '*', ' ', '\t':
-			continue
-		}
-		if strings.HasPrefix(text[i+1:], "•") {
-			continue
-		}
-		b[i] = ' '
-	}
-	return string(b)
 }

@@ -128,15 +128,33 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, documentError(err))
 		return
 	}
+	review, err := store.GetReportReview(ctx, s.db, id)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	usingSaved := false
+	if !hasFilters(r.URL.Query()) && review.Filters != "" {
+		// The filters a teacher saved, unless the address asks for others.
+		if saved, err := parseSavedFilters(review.Filters); err == nil {
+			saved.Source = rq.Source
+			rq, usingSaved = saved, true
+		}
+	}
 	h := docHeader{ID: doc.ID, Header: doc.Head()}
 	base := s.base(r, h.Name())
 	v := reportView{pageBase: base, Base: "/documents/" + strconv.FormatInt(id, 10), Doc: h, Status: doc.Status,
-		Error: doc.Error, Filename: doc.Filename, Q: rq, Edit: base.Can("staff"), Print: s.now()}
+		Error: doc.Error, Filename: doc.Filename, Q: rq, Edit: base.Can("staff"), Print: s.now(),
+		Review: &review, SavedInUse: usingSaved, FiltersNow: savedForm(rq), Done: r.URL.Query().Get("done")}
 	switch doc.Status {
 	case "failed":
-		v.NoReport = "The text of this document could not be read, so it has no report: " + doc.Error
+		v.NoReport = "The text of this document could not be read, so it has no report. The reason:"
 	case "deleted":
 		v.NoReport = "This document is deleted: the next run removes it from the index and from every report."
+	}
+	if doc.Status == "pending" {
+		v.Wait = s.waitWords(ctx)
+		v.Refresh = pendingRefreshSeconds
 	}
 	var sources []report.SourceReport // the report's, for the near-duplicates' side-by-side links
 	if v.NoReport == "" {

@@ -435,7 +435,8 @@ func TestReportPage_Compare(t *testing.T) {
 	a := newRTArchive(t, true)
 	r := a.get("teacher", fmt.Sprintf("/documents/%d/compare/%d", a.essay, a.src)).must(t, http.StatusOK,
 		`id="compare"`, `class="coltext side-doc"`, `class="coltext side-source"`, `id="a1"`, `id="b1"`,
-		`href="#b1"`, `href="#a1"`, `<tr id="p1">`, "Water Mills of the Valley", "Back to the report")
+		`href="#b1"`, `href="#a1"`, `<tr id="p1">`, "Water Mills of the Valley", "Back to the report",
+		`<span class="who">This text:</span>`, `<span class="who">Source 1:</span>`, "Open the source's own report")
 	if got := marked(r.body, "c0"); !strings.Contains(got, words5(a.copied)) {
 		t.Fatalf("the passage is not highlighted: %q", got)
 	}
@@ -742,6 +743,9 @@ func TestReportQuery_Parse(t *testing.T) {
 		{"bib=0&blocks=1&quotes=0", reportQuery{Quotes: false, Bib: false, Blocks: true, Common: true}, false},
 		{"quotes=0&quotes=0", reportQuery{Quotes: false, Bib: true, Blocks: false, Common: true}, false},
 		{"common=0", reportQuery{Quotes: true, Bib: true, Blocks: true, Common: false}, false},
+		{"words=8&common=0", reportQuery{Words: 8, Quotes: true, Bib: true, Blocks: true, Common: false}, false},
+		{"words=-1", reportQuery{}, true},
+		{"words=many", reportQuery{}, true},
 		{"common=2", reportQuery{}, true},
 		{"min=-1", reportQuery{}, true},
 		{"min=101", reportQuery{}, true},
@@ -897,14 +901,29 @@ func TestReportCache_LRUAndOneBuild(t *testing.T) {
 	}
 }
 
-func TestReflowForDisplay(t *testing.T) {
-	in := "A heading\n\nThis line of a PDF is long enough to have been wrapped\nby the layout, and goes on\nshort line\n- a list item that is long enough to look wrapped\n- next item\nend"
-	want := "A heading\n\nThis line of a PDF is long enough to have been wrapped by the layout, and goes on\nshort line\n- a list item that is long enough to look wrapped\n- next item\nend"
-	if got := reflowForDisplay(in); got != want {
-		t.Fatalf("reflowForDisplay:\n%q\nwant\n%q", got, want)
+// TestSplitAtBlankLines: a highlight that runs across a paragraph break
+// leaves the blank line plain (no coloured sliver), keeps its anchors on
+// its first piece and loses no byte.
+func TestSplitAtBlankLines(t *testing.T) {
+	segs := []segment{
+		{Text: "plain\n\n"},
+		{Text: "end of one.\n \nStart of two\nsame paragraph", Class: "hl c1", Href: "#p1", Anchors: []string{"p1"}, Label: "1"},
+		{Text: "\n\n", Class: "hl c1"},
 	}
-	if len(reflowForDisplay(in)) != len(in) {
-		t.Fatal("reflow changed the length: offsets would no longer hold")
+	got := splitAtBlankLines(segs)
+	var all, want strings.Builder
+	for _, s := range segs {
+		want.WriteString(s.Text)
+	}
+	var shape []string
+	for _, s := range got {
+		all.WriteString(s.Text)
+		shape = append(shape, fmt.Sprintf("%q|%s|%v|%s", s.Text, s.Class, s.Anchors, s.Label))
+	}
+	wantShape := []string{`"plain\n\n"||[]|`, `"end of one."|hl c1|[p1]|1`, `"\n \n"||[]|`,
+		`"Start of two\nsame paragraph"|hl c1|[]|`, `"\n\n"||[]|`}
+	if all.String() != want.String() || !slices.Equal(shape, wantShape) {
+		t.Fatalf("split:\n%q\nwant\n%q", shape, wantShape)
 	}
 }
 

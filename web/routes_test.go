@@ -13,6 +13,7 @@ import (
 	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/ingest"
 	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
@@ -306,7 +307,10 @@ func TestOpenAPI_CoversEveryRoute(t *testing.T) {
 	}{{"Document", store.Document{}}, {"SimilarRow", store.SimilarRow{}}, {"RunInfo", store.RunInfo{}},
 		{"Report", report.Report{}}, {"Report", apiDocReportBody{}}, {"SourceReport", report.SourceReport{}},
 		{"NearDuplicate", engine.NearDuplicate{}}, {"RelatedDocument", engine.RelatedDoc{}}, {"RelatedList", relatedList{}},
-		{"Template", store.Template{}}, {"TemplateList", templateList{}}, {"TemplateCreate", templateCreate{}}, {"TemplateChange", templateChange{}}} {
+		{"Template", store.Template{}}, {"TemplateList", templateList{}}, {"TemplateCreate", templateCreate{}}, {"TemplateChange", templateChange{}},
+		{"DocumentResponse", documentResponse{}}, {"Identical", store.Identical{}}, {"IdenticalError", identicalResponse{}},
+		{"ImportResult", importResult{}}, {"ManifestOutcome", ingest.ManifestOutcome{}}, {"ManifestError", ingest.ManifestError{}},
+		{"RunStatus", runStatus{}}} {
 		name := c.name
 		props, _ := schemas[name].(map[string]any)["properties"].(map[string]any)
 		rt := reflect.TypeOf(c.v)

@@ -23,6 +23,9 @@ import (
 type Runner interface {
 	Running() bool
 	NextRun() time.Time
+	// PromptRun is when the run for recent changes is due (zero: none is
+	// waited for).
+	PromptRun() time.Time
 	RequestRun()
 }
 

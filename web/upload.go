@@ -41,7 +41,8 @@ func problemf(kind error, format string, args ...any) error {
 // documentFromForm reads one uploaded file of a multipart form (already
 // parsed by the guard) and the form's fields title, author, kind, year,
 // external_id and restricted ("on", "true", "1" or "yes") into a new
-// document. The title defaults to the file name without its extension.
+// document. An empty title is left empty: ingest.CreateOrReplace makes it
+// the file name for a new document and keeps a replaced one's.
 // Errors wrap errBadRequest (an empty file, a year that is not a number)
 // or errTooLarge (a file over maxBytes).
 func documentFromForm(r *http.Request, fh *multipart.FileHeader, maxBytes int64) (store.DocumentInput, error) {
@@ -54,9 +55,6 @@ func documentFromForm(r *http.Request, fh *multipart.FileHeader, maxBytes int64)
 		return in, err
 	}
 	in.Content, in.Filename, in.ContentType = content, name, ctype
-	if in.Title == "" {
-		in.Title = strings.TrimSuffix(name, path.Ext(name))
-	}
 	return in, nil
 }
 

@@ -55,7 +55,7 @@ var (
 
 // TestPurePackagesDoNoIO: the algorithms stay free of I/O.
 func TestPurePackagesDoNoIO(t *testing.T) {
-	pure := []string{"invindex", "cluster", "neardup", "related", "routing", "termstat", "passage", "report", "archive", "disguise"}
+	pure := []string{"invindex", "cluster", "neardup", "related", "routing", "termstat", "passage", "report", "archive", "disguise", "reportpdf"}
 	var patterns []string
 	for _, p := range pure {
 		patterns = append(patterns, "github.com/plagd/plagd/"+p)

@@ -1,4 +1,4 @@
--- plagd schema, version 10: the flags of a disguised text.
+-- plagd schema, version 12: the flags of a disguised text.
 -- A text can be disguised against a checker: letters of another script that
 -- look alike, invisible characters between letters, letters spaced apart,
 -- text in the file a reader cannot see (package disguise). Each finding is a
