@@ -160,7 +160,8 @@ func inTx(ctx context.Context, pool *pgxpool.Pool, body func(pgx.Tx) error) erro
 	return tx.Commit(cctx)
 }
 
-// writeDocState stores the chunked texts and the per-document status.
+// writeDocState stores the chunked texts with their flags and the
+// per-document status.
 func writeDocState(ctx context.Context, tx pgx.Tx, runID int64, full bool, out *cluster.Outcome) error {
 	indexed := make([]int64, 0, len(out.Docs))
 	var gone []int64 // no longer indexed: failed or deleted
@@ -181,12 +182,12 @@ func writeDocState(ctx context.Context, tx pgx.Tx, runID int64, full bool, out *
 	}
 	// Documents hard-deleted during the run are skipped (their FK target is gone).
 	if _, err := tx.Exec(ctx, `
-		insert into document_texts (doc_id, body, run_id)
-		select distinct on (s.doc_id) s.doc_id, s.body, s.run_id from plagd_text_stage s
+		insert into document_texts (doc_id, body, run_id, flags)
+		select distinct on (s.doc_id) s.doc_id, s.body, s.run_id, s.flags from plagd_text_stage s
 		join documents d on d.id = s.doc_id
 		where s.run_id = $1 and s.doc_id = any($2)
 		order by s.doc_id
-		on conflict (doc_id) do update set body = excluded.body, run_id = excluded.run_id`,
+		on conflict (doc_id) do update set body = excluded.body, run_id = excluded.run_id, flags = excluded.flags`,
 		runID, indexed); err != nil {
 		return fmt.Errorf("store texts: %w", err)
 	}

@@ -13,14 +13,15 @@
 //     may have lost an entry and must be recounted;
 //  3. compute (package cluster): the master hands the changed documents to
 //     the nodes through a TextSource (source.go), which extracts each file in
-//     the extraction sandbox, stages the text in plagd_text_stage and returns
-//     it; the nodes chunk, bucket-sort their slice of the index and count
+//     the extraction sandbox, finds the document's flags (disguise.Of: the
+//     hidden text extraction left out and the disguises of the text), stages
+//     text and flags in plagd_text_stage and returns the text; the nodes chunk, bucket-sort their slice of the index and count
 //     shared chunks, and the master returns the rows of every list to
 //     rewrite (cluster.Outcome);
 //  4. features: near-duplicate simhashes (neardup_*.go), related-documents
 //     vectors and lists (related_*.go) and the routed feature index's
 //     features (routing_*.go) are brought in step with what the run indexed;
-//  5. commit (commit.go): similarities, document texts and status, the
+//  5. commit (commit.go): similarities, document texts with their flags and status, the
 //     features' tables, the consumed change log and the run's row are written
 //     in ONE transaction, checked last against the Fence (the daemon's master
 //     lock); only after COMMIT are the nodes' new slices made current, and the

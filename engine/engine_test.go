@@ -6,13 +6,16 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/store"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -35,6 +38,7 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, 
 	if d := enginetest.DiffRows(got, want); d != "" {
 		t.Fatalf("%s: similarities differ from the reference (%d rows stored, %d expected):\n%s", when, len(got), len(want), d)
 	}
+	enginetest.CheckFlags(t, pool, when)
 	checkSimhashes(t, pool, cfg, when)
 	checkRelated(t, pool, cfg, when)
 	checkRouting(t, pool, when)
@@ -43,7 +47,9 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, 
 
 // TestEngine_IncrementalEqualsFull is the design's first invariant (incremental equals full): after any
 // sequence of adds, modifications and deletions, incremental runs leave the
-// table equal, row for row, to the reference and to a full recomputation, for
+// table equal, row for row, to the reference and to a full recomputation,
+// and the texts' flags equal to those of a full run (a third of the texts
+// are disguised), for
 // any number of nodes, and on an archive where half the documents share
 // template paragraphs (chunks of high document frequency), once under the
 // automatic df cap (never reached at this size) and once with a cap of 4,
@@ -68,7 +74,7 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 			cfg := enginetest.Config(t, url, tc.k)
 			cfg.Engine.DFCap = tc.dfCap
 			e := NewEngine(cfg, pool, enginetest.Logger(t))
-			c := enginetest.NewCorpus(seed)
+			c := enginetest.NewCorpus(seed).WithDisguise(0.3)
 			if tc.templates {
 				c.WithTemplates(3, 0.5)
 			}
@@ -92,12 +98,16 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 				holes += rep.Recomputed - rep.Indexed
 				checkAgainstReference(t, pool, cfg, "after incremental run "+strconv.Itoa(run))
 			}
-			incr := enginetest.Stored(t, pool)
+			incr, incrFlags := enginetest.Stored(t, pool), enginetest.CheckFlags(t, pool, "before the full run")
 			mustRun(t, e, true)
 			enginetest.CheckSimilarityKeys(t, pool)
 			if d := enginetest.DiffRows(enginetest.Stored(t, pool), incr); d != "" {
 				t.Fatalf("full run differs from the incremental result:\n%s", d)
 			}
+			if full := enginetest.CheckFlags(t, pool, "after the full run"); !reflect.DeepEqual(full, incrFlags) {
+				t.Fatalf("full run's flags differ from the incremental result:\n%v\n%v", full, incrFlags)
+			}
+			t.Logf("flagged documents by kind at the end: %v", countFlagged(incrFlags))
 			if holes == 0 {
 				t.Logf("no unchanged list was recomputed in this sequence (seed %d)", seed)
 			}
@@ -328,4 +338,17 @@ func checkCommonBoiler(t *testing.T, e *Engine, pool *pgxpool.Pool, cfg config.C
 			t.Fatalf("%d documents hold the boilerplate: df %d exact %v", holders, df, exact)
 		}
 	}
+}
+
+// countFlagged counts the documents with each kind of flag in
+// CheckFlags's result.
+func countFlagged(flags map[int64]string) map[disguise.Kind]int {
+	n := map[disguise.Kind]int{}
+	for _, f := range flags {
+		fl, _ := store.ParseFlags([]byte(f))
+		for _, x := range fl {
+			n[x.Kind]++
+		}
+	}
+	return n
 }

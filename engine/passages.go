@@ -9,6 +9,7 @@ import (
 
 	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
@@ -69,6 +70,9 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 	tpl.applyTemplates(&opt, doc.head.Kind)
 	rep := report.Build(ctx, cfg.Params(), *doc.body, srcs, opt)
 	rep.Doc, rep.Chunks, rep.Header = docID, doc.chunks, doc.head
+	if rep.Flags, err = store.ParseFlags(doc.flags); err != nil {
+		return report.Report{}, fmt.Errorf("document %d: %w", docID, err)
+	}
 	return rep, ctx.Err()
 }
 
@@ -139,6 +143,9 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report
 	}
 	rep := report.Build(ctx, e.cfg.Params(), text, srcs, opt)
 	rep.Chunks = len(chunks)
+	// The text's own flags; a caller that read it from a file merges what
+	// extraction found (disguise.Merge), as a run does (disguise.Of).
+	rep.Flags = disguise.Of(nil, text)
 	return rep, ctx.Err()
 }
 
@@ -154,6 +161,7 @@ func CheckText(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, text 
 type storedText struct {
 	head   archive.Header
 	body   *string // nil: no stored text
+	flags  []byte  // its flags column
 	chunks int
 }
 
@@ -168,7 +176,7 @@ func (t storedText) source(id int64) report.SourceReport {
 func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int64]storedText, error) {
 	rows, err := pool.Query(ctx, `
 		select d.id, coalesce(d.external_id, ''), coalesce(d.title, ''), coalesce(d.author, ''), coalesce(d.kind, ''),
-		       coalesce(d.year, 0), d.restricted, t.body, coalesce(s.chunks, 0)
+		       coalesce(d.year, 0), d.restricted, t.body, t.flags, coalesce(s.chunks, 0)
 		from documents d
 		left join document_texts t on t.doc_id = d.id
 		left join document_status s on s.doc_id = d.id
@@ -181,7 +189,7 @@ func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int6
 	for rows.Next() {
 		var id int64
 		var t storedText
-		if err := rows.Scan(&id, &t.head.ExternalID, &t.head.Title, &t.head.Author, &t.head.Kind, &t.head.Year, &t.head.Restricted, &t.body, &t.chunks); err != nil {
+		if err := rows.Scan(&id, &t.head.ExternalID, &t.head.Title, &t.head.Author, &t.head.Kind, &t.head.Year, &t.head.Restricted, &t.body, &t.flags, &t.chunks); err != nil {
 			return nil, fmt.Errorf("read stored texts: %w", err)
 		}
 		out[id] = t

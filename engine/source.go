@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/internal/safetext"
@@ -38,7 +39,7 @@ type pgSource struct {
 // Fresh implements cluster.TextSource.
 func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText, error) {
 	rows, err := s.pool.Query(ctx, `
-		select d.id, d.deleted_at is not null, d.content, d.filename, d.content_type, d.text, x.body, coalesce(d.kind, '')
+		select d.id, d.deleted_at is not null, d.content, d.filename, d.content_type, d.text, x.body, x.flags, coalesce(d.kind, '')
 		from documents d
 		left join plagd_extracted x on x.doc_id = d.id and x.reader = $2 and $2 <> ''
 			and x.source_sha = sha256(d.content)
@@ -47,6 +48,7 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 		return nil, fmt.Errorf("read documents: %w", err)
 	}
 	byID := make(map[int64]cluster.SourceText, len(ids))
+	flags := make(map[int64][]disguise.Flag, len(ids))
 	for rows.Next() {
 		var (
 			id                  int64
@@ -54,19 +56,20 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 			content             []byte
 			filename, ctype, tx *string
 			read                *string // the text read at upload, when it is valid
+			readFlags           []byte  // its flags
 			kind                string
 		)
-		if err := rows.Scan(&id, &deleted, &content, &filename, &ctype, &tx, &read, &kind); err != nil {
+		if err := rows.Scan(&id, &deleted, &content, &filename, &ctype, &tx, &read, &readFlags, &kind); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		t, err := s.textOf(ctx, id, deleted, content, store.Deref(filename), store.Deref(ctype), tx, read)
+		t, f, err := s.textOf(ctx, id, deleted, content, store.Deref(filename), store.Deref(ctype), tx, read, readFlags)
 		if err != nil {
 			rows.Close()
 			return nil, err
 		}
 		t.Skip = s.templates.skip(kind)
-		byID[id] = t
+		byID[id], flags[id] = t, f
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -81,12 +84,16 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 		}
 		out[i] = t
 		if !t.Gone && t.Failed == "" {
-			stage = append(stage, []any{s.run, id, t.Text})
+			f, err := store.FlagsValue(flags[id])
+			if err != nil {
+				return nil, err
+			}
+			stage = append(stage, []any{s.run, id, t.Text, f})
 		}
 	}
 	if len(stage) > 0 {
 		if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"plagd_text_stage"},
-			[]string{"run_id", "doc_id", "body"}, pgx.CopyFromRows(stage)); err != nil {
+			[]string{"run_id", "doc_id", "body", "flags"}, pgx.CopyFromRows(stage)); err != nil {
 			return nil, fmt.Errorf("stage texts: %w", err)
 		}
 	}
@@ -94,29 +101,48 @@ func (s *pgSource) Fresh(ctx context.Context, ids []int64) ([]cluster.SourceText
 }
 
 // textOf turns one documents row into the text to chunk, or a failure
-// reason. The file is read by the extraction pool, where a hostile file
+// reason, and the document's flags (disguise.Of: what extraction found in
+// the file and what the text itself shows; none for a failed or deleted
+// document). The file is read by the extraction pool, where a hostile file
 // costs its own child process, not the run. An error is not the document's
 // fault (the run was cancelled, the pool closed or unable to start a
 // process): the run fails and the document stays pending. read is the text
-// ingest read from the same content with the same reader, if any: taken
-// instead of reading the file again.
-func (s *pgSource) textOf(ctx context.Context, id int64, deleted bool, content []byte, filename, ctype string, text, read *string) (cluster.SourceText, error) {
+// ingest read from the same content with the same reader, if any, and
+// readFlags its flags: taken instead of reading the file again.
+func (s *pgSource) textOf(ctx context.Context, id int64, deleted bool, content []byte, filename, ctype string, text, read *string,
+	readFlags []byte) (cluster.SourceText, []disguise.Flag, error) {
 	switch {
 	case deleted:
-		return cluster.SourceText{ID: id, Gone: true}, nil
+		return cluster.SourceText{ID: id, Gone: true}, nil, nil
 	case content != nil && read != nil:
 		s.reused.Add(1)
-		return sourceText(id, *read, nil)
+		t, err := sourceText(id, *read, nil)
+		if err != nil || t.Failed != "" {
+			return t, nil, err
+		}
+		f, err := store.ParseFlags(readFlags)
+		return t, f, err
 	case content != nil:
-		t, err := s.extract.Text(ctx, content, filename, ctype, s.opt)
-		return sourceText(id, t, err)
+		r, err := s.extract.Read(ctx, content, filename, ctype, s.opt)
+		return flagged(id, r, err)
 	case text != nil:
 		// Plain text from the integrator goes through the same clean-up as files.
-		t, err := s.extract.Text(ctx, []byte(*text), "", "text/plain; charset=utf-8", s.opt)
-		return sourceText(id, t, err)
+		r, err := s.extract.Read(ctx, []byte(*text), "", "text/plain; charset=utf-8", s.opt)
+		return flagged(id, r, err)
 	default:
-		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text", FailedKind: "no_content"}, nil
+		return cluster.SourceText{ID: id, Failed: "the row has neither content nor text", FailedKind: "no_content"}, nil, nil
 	}
+}
+
+// flagged is sourceText of a text read now, with its flags: what extraction found
+// hidden in the file (r.Flags) merged with what the text as it is staged
+// shows (disguise.Of), spans being offsets of the stored text.
+func flagged(id int64, r extract.Result, err error) (cluster.SourceText, []disguise.Flag, error) {
+	t, err := sourceText(id, r.Text, err)
+	if err != nil || t.Gone || t.Failed != "" {
+		return t, nil, err
+	}
+	return t, disguise.Of(r.Flags, t.Text), nil
 }
 
 // sourceText turns an extraction result into a SourceText whose text can

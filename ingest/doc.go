@@ -20,7 +20,9 @@
 //     in the caller's transaction (Tx: the web server's is audited as the
 //     acting user), or StoreFiles, one transaction per batch of files
 //     upserted by external id (an unchanged file writes nothing). The text
-//     read in step 1 is kept with it (store.KeepExtracted, table
+//     read in step 1 is kept with it, with the document's flags
+//     (disguise.Of: hidden text extraction left out, disguises of the text)
+//     (store.KeepExtracted, table
 //     plagd_extracted, keyed by the bytes' digest and store.Reader), and
 //     the run that indexes the document takes it instead of reading the
 //     file again, as long as the bytes and the reader are the same.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
@@ -62,19 +63,19 @@ type Result struct {
 
 // Create stores a new document (a file, or plain text) in tx.
 func (d *Documents) Create(ctx context.Context, tx Tx, in store.DocumentInput) (Result, error) {
-	text, warning := d.readText(ctx, in.Content, in.Filename, in.ContentType, in.Text)
+	read, warning := d.readText(ctx, in.Content, in.Filename, in.ContentType, in.Text)
 	res := Result{Warning: warning}
 	err := tx(ctx, func(q store.Querier) (err error) {
 		if res.ID, err = store.CreateDocument(ctx, q, in); err != nil || warning != "" {
 			return err
 		}
-		return store.KeepExtracted(ctx, q, res.ID, in.Content, d.reader(), text)
+		return store.KeepExtracted(ctx, q, res.ID, in.Content, d.reader(), read.Text, read.Flags)
 	})
 	if err != nil {
 		return res, err
 	}
 	if warning == "" {
-		d.record(ctx, &res, text)
+		d.record(ctx, &res, read.Text)
 	}
 	return res, nil
 }
@@ -98,9 +99,9 @@ func (d *Documents) Update(ctx context.Context, tx Tx, c Change) (Result, error)
 	p := c.Patch
 	res := Result{ID: c.ID}
 	newContent := p.Content != nil || p.Text != nil
-	var text string
+	var read extract.Result
 	if newContent {
-		text, res.Warning = d.readText(ctx, p.Content, deref(p.Filename), deref(p.ContentType), deref(p.Text))
+		read, res.Warning = d.readText(ctx, p.Content, deref(p.Filename), deref(p.ContentType), deref(p.Text))
 	}
 	err := tx(ctx, func(q store.Querier) error {
 		if c.Guard != nil {
@@ -115,7 +116,7 @@ func (d *Documents) Update(ctx context.Context, tx Tx, c Change) (Result, error)
 			return store.DeleteDocument(ctx, q, c.ID)
 		}
 		if newContent && res.Warning == "" {
-			return store.KeepExtracted(ctx, q, c.ID, p.Content, d.reader(), text)
+			return store.KeepExtracted(ctx, q, c.ID, p.Content, d.reader(), read.Text, read.Flags)
 		}
 		return nil
 	})
@@ -123,15 +124,16 @@ func (d *Documents) Update(ctx context.Context, tx Tx, c Change) (Result, error)
 		return res, err
 	}
 	if newContent && res.Warning == "" && !c.Delete {
-		d.record(ctx, &res, text)
+		d.record(ctx, &res, read.Text)
 	}
 	return res, nil
 }
 
 // readText tries what the next run will do with a document's content (a
-// file, or plain text when content is nil): it returns the text, or says
-// when the run will mark the document failed (warning; text is then "").
-func (d *Documents) readText(ctx context.Context, content []byte, filename, contentType, text string) (extracted, warning string) {
+// file, or plain text when content is nil): it returns the text and the
+// document's flags, or says when the run will mark the document failed
+// (warning; the result is then empty).
+func (d *Documents) readText(ctx context.Context, content []byte, filename, contentType, text string) (extracted extract.Result, warning string) {
 	if content == nil {
 		content, filename, contentType = []byte(text), "", "text/plain; charset=utf-8"
 	}
@@ -140,9 +142,9 @@ func (d *Documents) readText(ctx context.Context, content []byte, filename, cont
 	case err != nil:
 		// Not the file's fault (the request ended, the server is stopping):
 		// the run will read it.
-		return "", "its text could not be read now (" + err.Error() + "); the next run will read it"
+		return extract.Result{}, "its text could not be read now (" + err.Error() + "); the next run will read it"
 	case reason != nil:
-		return "", "the next run will mark it failed: " + reason.Error()
+		return extract.Result{}, "the next run will mark it failed: " + reason.Error()
 	}
 	return extracted, ""
 }
@@ -154,20 +156,23 @@ func (d *Documents) record(ctx context.Context, res *Result, text string) {
 	res.NearDups, res.NearDupsErr = d.near.CheckAndRecord(ctx, res.ID, text)
 }
 
-// readText extracts one file with pool as the next run will: the text, or
-// the file's own reason it has none (an *extract.Error: unreadable, too
-// large, no text), or an error that is not the file's (ctx ended, the pool
-// could not start a process). Both ways into the archive read files here.
-func readText(ctx context.Context, pool *sandbox.Pool, content []byte, filename, contentType string, opt extract.Options) (text string, reason, err error) {
-	text, err = pool.Text(ctx, content, filename, contentType, opt)
+// readText extracts one file with pool as the next run will: the text
+// with the document's flags (disguise.Of: what extraction found hidden in
+// the file and what the text shows), or the file's own reason it has none
+// (an *extract.Error: unreadable, too large, no text), or an error that is
+// not the file's (ctx ended, the pool could not start a process). Both ways
+// into the archive read files here.
+func readText(ctx context.Context, pool *sandbox.Pool, content []byte, filename, contentType string, opt extract.Options) (read extract.Result, reason, err error) {
+	read, err = pool.Read(ctx, content, filename, contentType, opt)
 	var xe *extract.Error
 	switch {
 	case err == nil:
-		return text, nil, nil
+		read.Flags = disguise.Of(read.Flags, read.Text)
+		return read, nil, nil
 	case errors.As(err, &xe):
-		return "", err, nil
+		return extract.Result{}, err, nil
 	}
-	return "", nil, err
+	return extract.Result{}, nil, err
 }
 
 func deref[T any](p *T) T {

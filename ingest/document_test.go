@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/plagd/plagd/archive"
 	"github.com/plagd/plagd/audit"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/internal/enginetest"
@@ -166,4 +168,60 @@ func newFixture(t *testing.T) *fixture {
 		return err
 	}
 	return f
+}
+
+// TestRunTakesTheFlagsReadAtUpload: the flags ingest found with a text it
+// kept go with it into the run's commit; new clean content clears them; a
+// full run computes them again from the bytes.
+func TestRunTakesTheFlagsReadAtUpload(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(enginetest.Seed(t), 7))
+	f := newFixture(t)
+	pool, docs, tx := f.db.Pool, f.docs, f.tx
+	e := engine.NewEngine(f.cfg, pool, enginetest.Logger(t))
+	defer e.Close()
+	words := enginetest.EssayWords(r, 300)
+	words[10] = "pla\u200bgia\u200brism"
+	disguised := strings.Join(words, " ")
+	res, err := docs.Create(ctx, tx, store.DocumentInput{Header: archive.Header{Title: "disguised"}, Filename: "d.txt",
+		ContentType: "text/plain; charset=utf-8", Content: []byte(disguised)})
+	if err != nil || res.Warning != "" {
+		t.Fatalf("Create = %+v, %v", res, err)
+	}
+	flagsOf := func(table string) []disguise.Flag {
+		var b []byte
+		if err := pool.QueryRow(ctx, `select flags from `+table+` where doc_id = $1`, res.ID).Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		fl, err := store.ParseFlags(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fl
+	}
+	if got, want := flagsOf("plagd_extracted"), disguise.Of(nil, disguised); !reflect.DeepEqual(got, want) || len(got) == 0 {
+		t.Fatalf("kept flags %+v, want %+v", got, want)
+	}
+	// Marked, so that the stored flags say they were taken, not computed again.
+	pgtest.Exec(t, pool, `update plagd_extracted set flags = jsonb_set(flags, '{0,count}', '999')`)
+	if rep := enginetest.MustRun(t, e.Run, false); rep.TextsReused != 1 {
+		t.Fatalf("the run took %d texts read at upload, want 1", rep.TextsReused)
+	}
+	if got := flagsOf("document_texts"); len(got) != 1 || got[0].Count != 999 {
+		t.Fatalf("stored flags %+v, want the kept ones (count 999)", got)
+	}
+
+	clean := strings.Join(enginetest.EssayWords(r, 300), " ")
+	if _, err := docs.Update(ctx, tx, Change{ID: res.ID, Patch: store.DocumentPatch{Content: []byte(clean)}}); err != nil {
+		t.Fatal(err)
+	}
+	enginetest.MustRun(t, e.Run, false)
+	if got := flagsOf("document_texts"); got != nil {
+		t.Fatalf("clean new content keeps flags %+v", got)
+	}
+	pgtest.Exec(t, pool, `update documents set content = $2 where id = $1`, res.ID, []byte(disguised))
+	enginetest.MustRun(t, e.Run, true)
+	if got, want := flagsOf("document_texts"), disguise.Of(nil, disguised); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a full run: flags %+v, want %+v", got, want)
+	}
 }

@@ -261,7 +261,7 @@ func ingestBatch(ctx context.Context, db *store.DB, opt Options, files []ingestF
 		reader := store.Reader(*opt.Check)
 		for i, id := range stored {
 			if id != 0 && texts[i] != nil {
-				if err := store.KeepExtracted(ctx, db, id, contents[i], reader, *texts[i]); err != nil {
+				if err := store.KeepExtracted(ctx, db, id, contents[i], reader, texts[i].Text, texts[i].Flags); err != nil {
 					return err
 				}
 			}
@@ -302,13 +302,13 @@ func identicalElsewhere(ctx context.Context, db *store.DB, f ingestFile, content
 // checkNearDups compares the texts of the files a batch added or changed
 // with the archive, in file order, recording each hash before the next file
 // is checked: two copies in one import are reported at the second.
-func checkNearDups(ctx context.Context, nd *engine.NearDups, files []ingestFile, ids []int64, texts []*string,
+func checkNearDups(ctx context.Context, nd *engine.NearDups, files []ingestFile, ids []int64, texts []*extract.Result,
 	sum *Summary, log zerolog.Logger) error {
 	for i, f := range files {
 		if ids[i] == 0 || texts[i] == nil {
 			continue
 		}
-		dups, err := nd.CheckAndRecord(ctx, ids[i], *texts[i])
+		dups, err := nd.CheckAndRecord(ctx, ids[i], texts[i].Text)
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -332,28 +332,28 @@ func checkNearDups(ctx context.Context, nd *engine.NearDups, files []ingestFile,
 // texts (nil without opt, or for a file whose text cannot be had) and the
 // files whose text cannot be had. An error is not a file's (ctx ended, the
 // pool could not start a process).
-func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt *extract.Options, pool *sandbox.Pool) (map[string]int, []*string, []Failure, error) {
+func checkFiles(ctx context.Context, files []ingestFile, contents [][]byte, opt *extract.Options, pool *sandbox.Pool) (map[string]int, []*extract.Result, []Failure, error) {
 	formats := map[string]int{}
 	reasons := make([]string, len(files))
-	var texts []*string
+	var texts []*extract.Result
 	for i, f := range files {
 		formats[string(extract.DetectFormat(contents[i], filepath.Base(f.path), ""))]++
 	}
 	if opt != nil {
-		texts = make([]*string, len(files))
+		texts = make([]*extract.Result, len(files))
 		var g errgroup.Group
 		g.SetLimit(runtime.GOMAXPROCS(0))
 		for i, f := range files {
 			g.Go(func() error {
 				name := filepath.Base(f.path)
-				text, reason, err := readText(ctx, pool, contents[i], name, extract.ContentType(name), *opt)
+				read, reason, err := readText(ctx, pool, contents[i], name, extract.ContentType(name), *opt)
 				switch {
 				case err != nil:
 					return err
 				case reason != nil:
 					reasons[i] = reason.Error()
 				default:
-					texts[i] = &text
+					texts[i] = &read
 				}
 				return nil
 			})

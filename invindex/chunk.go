@@ -13,7 +13,11 @@ import (
 //
 //	1  chunk IDs only
 //	2  DocChunks also returns each chunk's 8-bit fingerprint
-const HashVersion = 2
+//	3  Words undoes disguises: invisible characters inside a word are
+//	   skipped, look-alike letters hash as their ASCII prototype, and
+//	   letter-spaced words are joined (an index of version 2 is rebuilt
+//	   by a full run: the engine's settings include HashVersion)
+const HashVersion = 3
 
 // Window hash constants. They are part of the on-disk format (since
 // HashVersion 1) and must never change.

@@ -10,8 +10,9 @@ import (
 )
 
 // hashVector pins the output of Words, ChunkIDs and the window fingerprints
-// (N = 5) for HashVersion 2; words and chunk IDs are unchanged since
-// HashVersion 1, which had no fingerprints. These values were generated
+// (N = 5) for HashVersion 3; words and chunk IDs of text without disguises
+// are unchanged since HashVersion 1, which had no fingerprints (version 3
+// added the disguised entry, whose hashes are the clean sentence's). These values were generated
 // once and must never change: if this test fails, either the change is a
 // bug, or HashVersion must be bumped and the vector regenerated
 // deliberately.
@@ -35,6 +36,29 @@ var hashVector = []struct {
 			{31, 34, 0x56f5c9194461d57c}, // the
 			{35, 39, 0x0437d9ad903da32f}, // lazy
 			{40, 43, 0xcaaf3b18f47478e9}, // dog
+		},
+		ids28:    []uint32{0x0b8bdb39, 0x0bf9f747, 0x0748780b, 0x07df25a6, 0x076b921b},
+		ids32:    []uint32{0xb8bdb399, 0xbf9f7470, 0x748780b9, 0x7df25a6a, 0x76b921b9},
+		checks28: []uint8{0x96, 0x0a, 0x9f, 0xac, 0x90},
+		checks32: []uint8{0x63, 0xae, 0xff, 0xcb, 0x07},
+	},
+	{
+		// The first sentence disguised (HashVersion 3): Cyrillic Т and е
+		// in "The", а in "lazy", a zero-width space in "brown", "fox"
+		// letter-spaced, a soft hyphen after "jumps". Same hashes, same
+		// chunks, offsets into the disguised text.
+		text:  "Тhе quick bro\u200Bwn f o x jumps\u00AD over the lаzy dog.",
+		strip: false,
+		words: []Word{
+			{0, 5, 0x56f5c9194461d57c},   // Тhе
+			{6, 11, 0x4b6ebd1433656d9c},  // quick
+			{12, 20, 0xea78181e1cf48dcf}, // bro\u200Bwn
+			{21, 26, 0xdcb28218fed9eb8e}, // f o x
+			{27, 32, 0xab83b92cbe0deeda}, // jumps
+			{35, 39, 0xc2a38db44454a06f}, // over
+			{40, 43, 0x56f5c9194461d57c}, // the
+			{44, 49, 0x0437d9ad903da32f}, // lаzy
+			{50, 53, 0xcaaf3b18f47478e9}, // dog
 		},
 		ids28:    []uint32{0x0b8bdb39, 0x0bf9f747, 0x0748780b, 0x07df25a6, 0x076b921b},
 		ids32:    []uint32{0xb8bdb399, 0xbf9f7470, 0x748780b9, 0x7df25a6a, 0x76b921b9},
@@ -199,7 +223,7 @@ var hashVector = []struct {
 }
 
 func TestHashVector(t *testing.T) {
-	if HashVersion != 2 {
+	if HashVersion != 3 {
 		t.Fatalf("HashVersion %d: regenerate hashVector for it", HashVersion)
 	}
 	for _, v := range hashVector {

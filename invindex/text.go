@@ -6,7 +6,9 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
+	"github.com/plagd/plagd/disguise"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -75,6 +77,11 @@ type Tokenizer struct {
 	a, b []byte
 	it   norm.Iter
 
+	// c holds a word without its invisible characters (dropInvisible);
+	// spaced the letters of a letter-spaced word (joinSpaced).
+	c, spaced []byte
+	window    []Word
+
 	// Buffers for DocChunks.
 	words   []Word
 	keys    []uint64
@@ -90,6 +97,7 @@ func NewTokenizer(p Params) *Tokenizer {
 	}
 	t := newNormalizer(p)
 	t.tab = runeTables[b2i(p.StripDiacritics)]()
+	lookAlikes() // built once, before the first text
 	return t
 }
 
@@ -112,6 +120,19 @@ func b2i(b bool) int {
 // A word is a maximal run of Unicode letters, numbers and combining marks
 // (categories L, N, M); every other rune separates words, and so does every
 // byte that is not valid UTF-8. Words never panics, whatever the input.
+//
+// Three ways of hiding a copied word from a checker are undone, so that a
+// disguised copy has the words, chunks and passages of the clean one (the
+// offsets still point at the word as written; package disguise reports
+// the disguise):
+//   - an invisible character (disguise.IsInvisible: zero-width spaces and
+//     joiners, soft hyphens, bidirectional controls, ...) between two word
+//     runes neither ends the word nor changes its hash; elsewhere it
+//     separates like any non-letter;
+//   - a letter that looks like ASCII letters (Cyrillic "а", Greek "ο", see
+//     disguise.Prototype) hashes as them, see normalize;
+//   - a letter-spaced word ("p l a g i a r i s m") is one word, see
+//     joinSpaced.
 //
 // The hash of a word is FNV-1a 64 over its normalised UTF-8 form, see
 // normalize. Words made only of ASCII letters and digits, the bulk of most
@@ -146,7 +167,7 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		i = scanWord(text, i)
 		dst = append(dst, Word{Start: uint32(start), End: uint32(i), Hash: t.hashGeneral(text[start:i])})
 	}
-	return dst
+	return t.joinSpaced(text, dst)
 }
 
 // wordsBlock is how many bytes scanWords scans per call at most (words that
@@ -249,6 +270,29 @@ func scanWord(text string, i int) int {
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if !isWordRune(r) {
+			if !disguise.IsInvisible(r) {
+				return i
+			}
+			j := skipInvisible(text, i+size)
+			if j >= len(text) {
+				return i
+			}
+			if next, _ := utf8.DecodeRuneInString(text[j:]); !isWordRune(next) {
+				return i
+			}
+			size = j - i
+		}
+		i += size
+	}
+	return i
+}
+
+// skipInvisible returns the first byte at or after i that does not start an
+// invisible character (disguise.IsInvisible).
+func skipInvisible(text string, i int) int {
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !disguise.IsInvisible(r) {
 			return i
 		}
 		i += size
@@ -261,11 +305,38 @@ func (t *Tokenizer) hashGeneral(word string) uint64 {
 	return fnv1a(t.normalize(word))
 }
 
+// dropInvisible returns word without its invisible characters
+// (disguise.IsInvisible): word itself if it has none, else a string over t.c
+// (valid until t.c is next written).
+func (t *Tokenizer) dropInvisible(word string) string {
+	i := 0
+	for i < len(word) {
+		if word[i] >= utf8.RuneSelf {
+			if r, _ := utf8.DecodeRuneInString(word[i:]); disguise.IsInvisible(r) {
+				break
+			}
+		}
+		i++
+	}
+	if i == len(word) {
+		return word
+	}
+	t.c = append(t.c[:0], word[:i]...)
+	for _, r := range word[i:] {
+		if !disguise.IsInvisible(r) {
+			t.c = utf8.AppendRune(t.c, r)
+		}
+	}
+	return unsafe.String(unsafe.SliceData(t.c), len(t.c))
+}
+
 // normalize returns the normalised form of word, in one of t's buffers (valid
-// until the next call). The normal form is defined as
+// until the next call). With I the word without its invisible characters
+// (disguise.IsInvisible) and K = NFKC(Fold(NFKC(I))), the normal form is
 //
-//	NFKC(Fold(NFKC(word)))                       StripDiacritics off
-//	NFC(drop Mn(NFD(NFKC(Fold(NFKC(word))))))    StripDiacritics on
+//	K                               StripDiacritics off, no look-alike in K
+//	NFC(Proto(NFD(K)))              StripDiacritics off, a look-alike in K
+//	NFC(Proto(drop Mn(NFD(K))))     StripDiacritics on
 //
 // NFKC first, so that compatibility variants (ligatures "ﬁ" → "fi",
 // full-width letters, superscripts) and canonically equivalent spellings
@@ -273,26 +344,99 @@ func (t *Tokenizer) hashGeneral(word string) uint64 {
 // because case folding does not preserve normal forms. Stripping drops the
 // non-spacing marks (Mn) of the canonical decomposition, so "ů" → "u" and
 // "ď" → "d", while letters without a decomposition ("ł", "ø", "ß") stay.
+// Proto replaces every letter that looks like ASCII letters by them
+// (disguise.Prototype: Cyrillic "а" → "a", Greek "ο" → "o"); it works on
+// the decomposition, so that Cyrillic "ӧ" (о with diaeresis) becomes "ö".
 //
 // The mappings come from golang.org/x/text's Unicode tables, which are
-// selected by Go version (Unicode 15 before Go 1.27, 17 from then on). Such
-// an upgrade can change the hash of words containing characters new in that
+// selected by Go version (Unicode 15 before Go 1.27, 17 from then on), and
+// from the confusables table generated into package disguise. Such an
+// upgrade can change the hash of words containing characters new in that
 // Unicode version, never of established ones; the test vector pins the
 // latter.
 func (t *Tokenizer) normalize(word string) []byte {
+	word = t.dropInvisible(word)
 	t.it.InitString(norm.NFKC, word)
 	t.a = appendIter(&t.it, t.a[:0])
 	t.b = appendTransform(t.fold, t.b[:0], t.a)
 	t.it.Init(norm.NFKC, t.b)
 	t.a = appendIter(&t.it, t.a[:0])
-	if !t.p.StripDiacritics {
+	if !t.p.StripDiacritics && !hasLookAlike(t.a) {
 		return t.a
 	}
 	t.it.Init(norm.NFD, t.a)
-	t.b = dropNonspacingMarks(appendIter(&t.it, t.b[:0]))
-	t.it.Init(norm.NFC, t.b)
-	t.a = appendIter(&t.it, t.a[:0])
-	return t.a
+	t.b = appendIter(&t.it, t.b[:0])
+	if t.p.StripDiacritics {
+		t.b = dropNonspacingMarks(t.b)
+	}
+	t.a = appendPrototypes(t.a[:0], t.b)
+	t.it.Init(norm.NFC, t.a)
+	t.b = appendIter(&t.it, t.b[:0])
+	return t.b
+}
+
+// lookAlikes has bit r set for every BMP rune r that is a look-alike
+// (disguise.Prototype) or whose canonical decomposition starts with one
+// (Cyrillic "ӧ", "ё"); runes above the BMP are asked directly.
+var lookAlikes = sync.OnceValue(func() *[0x10000 / 64]uint64 {
+	var set [0x10000 / 64]uint64
+	for r := rune(utf8.RuneSelf); r < 0x10000; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(norm.NFD.String(string(r)))
+		if _, ok := disguise.Prototype(first); ok {
+			set[r/64] |= 1 << (r % 64)
+		}
+	}
+	return &set
+})
+
+// hasLookAlike reports whether the normalised word b has a rune that
+// normalize maps to ASCII letters.
+func hasLookAlike(b []byte) bool {
+	var set *[0x10000 / 64]uint64
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		i += size
+		if r >= 0x10000 {
+			if _, ok := disguise.Prototype(r); ok {
+				return true
+			}
+			continue
+		}
+		if set == nil {
+			set = lookAlikes()
+		}
+		if set[r/64]&(1<<(r%64)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendPrototypes appends b to dst with every look-alike letter replaced
+// by its ASCII prototype (disguise.Prototype).
+func appendPrototypes(dst, b []byte) []byte {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			dst = append(dst, b[i])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if p, ok := disguise.Prototype(r); ok {
+			dst = append(dst, p...)
+		} else {
+			dst = append(dst, b[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
 }
 
 // appendIter appends the normalised segments of it to dst.
@@ -388,6 +532,12 @@ func buildRuneTable(strip bool) *runeTable {
 	tab := new(runeTable)
 	for r := rune(utf8.RuneSelf); r < 0x800; r++ {
 		e := &tab[r-utf8.RuneSelf]
+		if disguise.IsInvisible(r) {
+			// Inside a word it is skipped, between words it separates:
+			// the general path decides (scanWord).
+			e.n = tabGeneral
+			continue
+		}
 		if !isWordRune(r) {
 			e.n = tabSeparator
 			continue

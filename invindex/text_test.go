@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/plagd/plagd/disguise"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
@@ -80,14 +81,16 @@ func TestWordsReusesDst(t *testing.T) {
 func TestWordHashIsFNV1a(t *testing.T) {
 	tk := defaultTokenizer()
 	for text, normal := range map[string]string{
-		"the":     "the",
-		"HeLLo":   "hello",
-		"Straße":  "strasse",
-		"ÉCOLE":   "école",
-		"ﬁle":     "file",
-		"ＡＢＣ":     "abc",
-		"Příliš":  "příliš",
-		"ΣΊΣΥΦΟΣ": "σίσυφοσ",
+		"the":        "the",
+		"HeLLo":      "hello",
+		"Straße":     "strasse",
+		"ÉCOLE":      "école",
+		"ﬁle":        "file",
+		"ＡＢＣ":        "abc",
+		"Příliš":     "příliš",
+		"ΣΊΣΥΦΟΣ":    "oíouφoo", // σ, ι, υ, ο look like o, i, u, o (disguise.Prototype)
+		"Сору":       "copy",    // Cyrillic
+		"co\u200Bpy": "copy",
 	} {
 		f := fnv.New64a()
 		f.Write([]byte(normal))
@@ -110,6 +113,13 @@ func TestEquivalences(t *testing.T) {
 		{"s", "ſ"},                        // long s
 		{"příliš", "PŘÍLIŠ", "Příliš"},
 		{"2", "²", "２"},
+		// Disguises (HashVersion 3): look-alikes of other scripts, and
+		// invisible characters inside the word.
+		{"copy", "сору", "СОРУ", "сOpy", "co\u200Bpy", "c\u00ADo\u00ADp\u00ADy", "co\u202Epy", "co\u2060\uFEFFpy"},
+		{"bank", "Вank", "bаnk", "BАNK"},
+		{"привет", "ПРИВЕТ", "пpивет", "ПPИВЕТ"}, // Latin p in a Russian word
+		{"ӧ", "ö"}, // Cyrillic o with diaeresis
+		{"plagiarism", "p l a g i a r i s m", "p\u00A0l\u00A0a\u00A0g\u00A0i\u00A0a\u00A0r\u00A0i\u00A0s\u00A0m"},
 	}
 	for _, tk := range []*Tokenizer{defaultTokenizer(), stripTokenizer()} {
 		for _, group := range same {
@@ -167,6 +177,7 @@ func randomText(r *rand.Rand, n int) string {
 		"\u0301", "\u030C", "\u0308", "\u20DD", "İ", "ı", "ǅ", "Σ", "ς",
 		"日", "本", "한", "ק", "ب", "ก", "\u0E31", "Ⅻ", "½", "²", "٣",
 		"—", "«", "»", "😀", "\u200D", "\uFFFD", "\u00A0", "\u2028",
+		"\u200B", "\u00AD", "\u202E", "\uFEFF", "\uFE0F", "а", "о", "Р", "ӧ", "в", "ο", "Ι", "a ", "b ", "  ",
 		"\xff", "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80",
 	}
 	var sb strings.Builder
@@ -191,8 +202,9 @@ func checkWords(t testing.TB, tk *Tokenizer, text string, ws []Word) {
 			t.Fatalf("%q: word %d = [%d,%d) after end %d: bad offsets", text, i, s, e, prevEnd)
 		}
 		word := text[s:e]
+		spaced := strings.IndexFunc(word, disguise.IsSpaceLike) >= 0
 		for j, r := range word {
-			if r == utf8.RuneError || !isWordRune(r) {
+			if r == utf8.RuneError || !isWordRune(r) && !disguise.IsInvisible(r) && !(spaced && disguise.IsSpaceLike(r)) {
 				t.Fatalf("%q: word %d %q has non-word rune %q at %d", text, i, word, r, j)
 			}
 		}
@@ -201,6 +213,14 @@ func checkWords(t testing.TB, tk *Tokenizer, text string, ws []Word) {
 			if isWordRune(r) {
 				t.Fatalf("%q: word rune %q in the gap [%d,%d)", text, r, gapStart, s)
 			}
+		}
+		if spaced {
+			word = strings.Map(func(r rune) rune {
+				if disguise.IsSpaceLike(r) {
+					return -1
+				}
+				return r
+			}, word)
 		}
 		if want := fnv1a([]byte(referenceNormalize(word, tk.p.StripDiacritics))); w.Hash != want {
 			t.Fatalf("%q: word %q hash %#x, reference gives %#x", text, word, w.Hash, want)
@@ -228,8 +248,12 @@ func TestWordsProperties(t *testing.T) {
 		for _, tk := range tks {
 			ws = tk.Words(text, ws)
 			checkWords(t, tk, text, ws)
-			// A word hashes the same on its own as inside the text.
+			// A word hashes the same on its own as inside the text (but
+			// for two spaced letters, joined only next to a longer run).
 			for _, w := range ws {
+				if n := strings.Count(text[w.Start:w.End], " "); n > 0 && n < disguise.MinSpacedRun-1 {
+					continue
+				}
 				if h := wordHash(t, tk, text[w.Start:w.End]); h != w.Hash {
 					t.Fatalf("seed %d: %q hashes to %#x alone, %#x in %q", seed, text[w.Start:w.End], h, w.Hash, text)
 				}
@@ -241,38 +265,86 @@ func TestWordsProperties(t *testing.T) {
 // referenceNormalize is the normal form of normalize, written with the
 // plain allocating x/text calls.
 func referenceNormalize(word string, strip bool) string {
+	word = strings.Map(func(r rune) rune {
+		if disguise.IsInvisible(r) {
+			return -1
+		}
+		return r
+	}, word)
 	s := norm.NFKC.String(cases.Fold().String(norm.NFKC.String(word)))
-	if !strip {
-		return s
-	}
 	var kept []rune
 	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			kept = append(kept, r)
+		if strip && unicode.Is(unicode.Mn, r) {
+			continue
 		}
+		if p, ok := disguise.Prototype(r); ok {
+			kept = append(kept, []rune(p)...)
+			continue
+		}
+		kept = append(kept, r)
 	}
 	return norm.NFC.String(string(kept))
 }
 
-// referenceWords is Words written the obvious way: decode every rune, hash
-// every word through referenceNormalize.
+// referenceWords is Words written the obvious way: decode every rune, keep
+// invisible runes between two word runes in the word, join letter-spaced
+// runs (disguise.SpacedRuns), hash every word through referenceNormalize.
 func referenceWords(text string, strip bool) []Word {
-	var ws []Word
-	start := -1
+	type span struct{ s, e int }
+	var spans []span
+	rs := []rune{}
+	pos := []int{}
 	for i, r := range text {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
-			}
+		rs = append(rs, r)
+		pos = append(pos, i)
+	}
+	pos = append(pos, len(text))
+	in := make([]bool, len(rs))
+	for k, r := range rs {
+		in[k] = r != utf8.RuneError && isWordRune(r)
+	}
+	for k := range rs {
+		if in[k] || !disguise.IsInvisible(rs[k]) || k == 0 || !in[k-1] {
 			continue
 		}
-		if start >= 0 {
-			ws = append(ws, Word{uint32(start), uint32(i), fnv1a([]byte(referenceNormalize(text[start:i], strip)))})
-			start = -1
+		j := k
+		for j < len(rs) && disguise.IsInvisible(rs[j]) {
+			j++
+		}
+		if j < len(rs) && in[j] {
+			for ; k < j; k++ {
+				in[k] = true
+			}
 		}
 	}
-	if start >= 0 {
-		ws = append(ws, Word{uint32(start), uint32(len(text)), fnv1a([]byte(referenceNormalize(text[start:], strip)))})
+	for k := 0; k < len(rs); {
+		if !in[k] {
+			k++
+			continue
+		}
+		j := k
+		for j < len(rs) && in[j] {
+			j++
+		}
+		spans = append(spans, span{pos[k], pos[j]})
+		k = j
+	}
+	hash := func(s string) uint64 { return fnv1a([]byte(referenceNormalize(s, strip))) }
+	var ws []Word
+	next := 0
+	disguise.SpacedRuns(text, len(spans), func(i int) (int, int) { return spans[i].s, spans[i].e }, func(i, n int) {
+		for ; next < i; next++ {
+			ws = append(ws, Word{uint32(spans[next].s), uint32(spans[next].e), hash(text[spans[next].s:spans[next].e])})
+		}
+		var letters string
+		for _, sp := range spans[i : i+n] {
+			letters += text[sp.s:sp.e]
+		}
+		ws = append(ws, Word{uint32(spans[i].s), uint32(spans[i+n-1].e), hash(letters)})
+		next = i + n
+	})
+	for ; next < len(spans); next++ {
+		ws = append(ws, Word{uint32(spans[next].s), uint32(spans[next].e), hash(text[spans[next].s:spans[next].e])})
 	}
 	return ws
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/plagd/plagd/archive"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
 )
@@ -74,6 +75,9 @@ type Report struct {
 	// Sources are ranked as the similarity list ranks them: most shared
 	// chunks first, ties by id.
 	Sources []SourceReport `json:"sources"`
+	// Flags say how the document's text was disguised (package disguise):
+	// each kind, how many times, and byte ranges of Text.
+	Flags []disguise.Flag `json:"flags,omitempty"`
 	// Text is the document's text, which all offsets refer to.
 	Text string `json:"-"`
 

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/plagd/plagd/disguise"
 )
 
 // Q is the q-gram length of the characteristic fingerprint (Bhagwat et al.: 20).
@@ -28,7 +30,11 @@ var DefaultParams = Params{Chunk: DefaultChunkParams, Q: Q}
 // Normalize lower-cases text and collapses every run of white space to one
 // space, trimming both ends, so that re-wrapping, re-indenting or
 // re-capitalising a document does not change its chunks or features. Invalid
-// UTF-8 bytes are kept as they are.
+// UTF-8 bytes are kept as they are. Two of the disguises package invindex's
+// tokenizer undoes are undone here too, with the same data: invisible
+// characters (disguise.IsInvisible) are dropped and look-alike letters
+// become their ASCII prototype (disguise.Prototype). Letter spacing is not:
+// the features are over bytes, not words.
 func Normalize(text []byte) []byte { return NormalizeAppend(make([]byte, 0, len(text)), text) }
 
 // NormalizeAppend appends Normalize(text) to out.
@@ -63,6 +69,9 @@ func NormalizeAppend(out, text []byte) []byte {
 			continue
 		}
 		i += n
+		if disguise.IsInvisible(r) {
+			continue
+		}
 		if unicode.IsSpace(r) {
 			space = true
 			continue
@@ -71,7 +80,12 @@ func NormalizeAppend(out, text []byte) []byte {
 			out = append(out, ' ')
 		}
 		space = false
-		out = utf8.AppendRune(out, unicode.ToLower(r))
+		lr := unicode.ToLower(r)
+		if p, ok := disguise.Prototype(lr); ok {
+			out = append(out, p...)
+			continue
+		}
+		out = utf8.AppendRune(out, lr)
 	}
 	return out
 }

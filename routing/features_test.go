@@ -77,3 +77,19 @@ func TestFeatures(t *testing.T) {
 		t.Errorf("Jaccard near-copy %.3f, unrelated %.3f", near, other)
 	}
 }
+
+// TestNormalizeUndoesDisguises: look-alike letters and invisible characters
+// normalise away (FeatureVersion 2), so a disguised copy routes as the clean
+// one.
+func TestNormalizeUndoesDisguises(t *testing.T) {
+	clean := "The copy of a paper, Expected Output."
+	for _, d := range []string{
+		"The сору оf а рарer, Ехpected Output.",
+		"The co\u200Bpy of a pa\u00ADper, Ex\u2060pected Out\u200Dput.",
+		"Тhе copy of a paper, Expected Οutput.",
+	} {
+		if got, want := string(Normalize([]byte(d))), string(Normalize([]byte(clean))); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", d, got, want)
+		}
+	}
+}

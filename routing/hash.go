@@ -14,7 +14,12 @@ package routing
 
 // FeatureVersion identifies the definition of features and routing
 // (normalisation, hash, chunking defaults, q). Store it with an index.
-const FeatureVersion = 1
+//
+//	1  first definition
+//	2  Normalize drops invisible characters and maps look-alike letters to
+//	   their ASCII prototype (package disguise); the features of texts with
+//	   such characters change, so a run recomputes every document's
+const FeatureVersion = 2
 
 const (
 	// polyBase is the rolling polynomial's base: 2^64 / golden ratio,

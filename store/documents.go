@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/plagd/plagd/archive"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/internal/safetext"
 )
 
@@ -215,6 +216,10 @@ type Document struct {
 	Created     time.Time  `json:"created"`
 	Updated     time.Time  `json:"updated"`
 	Deleted     *time.Time `json:"deleted,omitempty"`
+	// Flags say how the document's text was disguised (package disguise),
+	// as the last run that indexed it found; spans are offsets of its
+	// stored text. None when it was not disguised or has no stored text.
+	Flags []disguise.Flag `json:"flags,omitempty"`
 }
 
 // documentStatus is a document's status (DocInfo's rule) over documents d
@@ -257,13 +262,17 @@ const documentColumns = `
 	` + documentStatus + `,
 	coalesce(s.error, ''), coalesce(s.error_kind, ''), coalesce(s.words, 0), coalesce(s.chunks, 0),
 	coalesce((select max(x.similarity) from similarities x where x.doc_id = d.id), 0),
-	d.created_at, d.updated_at, d.deleted_at`
+	d.created_at, d.updated_at, d.deleted_at, (select t.flags from document_texts t where t.doc_id = d.id) as flags`
 
 func scanDocument(row pgx.Row) (Document, error) {
 	var d Document
+	var flags []byte
 	err := row.Scan(&d.ID, &d.ExternalID, &d.Title, &d.Author, &d.Kind, &d.Year, &d.Filename, &d.ContentType,
 		&d.Size, &d.Restricted, &d.Status, &d.Error, &d.ErrorKind, &d.Words, &d.Chunks, &d.TopMatch,
-		&d.Created, &d.Updated, &d.Deleted)
+		&d.Created, &d.Updated, &d.Deleted, &flags)
+	if err == nil {
+		d.Flags, err = ParseFlags(flags)
+	}
 	return d, err
 }
 
@@ -281,13 +290,14 @@ func GetDocument(ctx context.Context, pool Querier, id int64) (Document, error) 
 }
 
 // DocumentQuery selects documents for a list: a search term matched against
-// title, author and external id (case-insensitive substring), a status, and
-// a page.
+// title, author and external id (case-insensitive substring), a status,
+// flagged documents only, and a page.
 type DocumentQuery struct {
-	Search string
-	Status string // "" any; indexed, failed, pending or deleted
-	Limit  int    // at most 500; 0 = 50
-	Offset int
+	Search  string
+	Status  string // "" any; indexed, failed, pending or deleted
+	Flagged bool   // only documents whose stored text carries a flag
+	Limit   int    // at most 500; 0 = 50
+	Offset  int
 }
 
 // ListDocuments returns one page of documents, newest first, and whether
@@ -301,8 +311,8 @@ func ListDocuments(ctx context.Context, pool Querier, q DocumentQuery) (docs []D
 		from documents d left join document_status s on s.doc_id = d.id
 		where ($1 = '' or d.title ilike '%' || $1 || '%' or d.author ilike '%' || $1 || '%' or d.external_id ilike '%' || $1 || '%')
 		) x
-		where ($2 = '' or x.status = $2)
-		order by x.id desc limit $3 offset $4`, escapeLike(q.Search), q.Status, q.Limit+1, max(q.Offset, 0))
+		where ($2 = '' or x.status = $2) and (not $5 or x.flags is not null)
+		order by x.id desc limit $3 offset $4`, escapeLike(q.Search), q.Status, q.Limit+1, max(q.Offset, 0), q.Flagged)
 	if err != nil {
 		return nil, false, fmt.Errorf("list documents: %w", err)
 	}

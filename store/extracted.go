@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/extract"
 )
 
@@ -24,10 +25,16 @@ func Reader(opt extract.Options) string {
 	}
 	// The fields that decide what text a file gives (the timeout only
 	// decides whether a slow file gives one).
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s %d %d %d %+v %+v %s", b, opt.MaxBytes, opt.MaxUnzipped, opt.MaxZipEntries,
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s %s %d %d %d %+v %+v %s", readerVersion, b, opt.MaxBytes, opt.MaxUnzipped, opt.MaxZipEntries,
 		opt.OCR, opt.Limits, opt.PDFEngine))
 	return hex.EncodeToString(sum[:16])
 }
+
+// readerVersion names what a kept text carries besides the text: "flags"
+// since texts are kept with their disguise flags (migration 0012). A text
+// kept by a build that kept no flags must never be taken as flag-free; the
+// build digest differs anyway, and this says so whatever the digest.
+const readerVersion = "flags"
 
 var buildDigest = sync.OnceValue(func() string {
 	exe, err := os.Executable()
@@ -47,9 +54,10 @@ var buildDigest = sync.OnceValue(func() string {
 })
 
 // KeepExtracted records text as what reader made of content, the file now
-// stored as document id, for the next run (plagd_extracted). Nothing is kept
-// without a reader or a file.
-func KeepExtracted(ctx context.Context, q Querier, id int64, content []byte, reader, text string) error {
+// stored as document id, for the next run (plagd_extracted), with the
+// document's flags (disguise.Of of what extraction found and of text).
+// Nothing is kept without a reader or a file.
+func KeepExtracted(ctx context.Context, q Querier, id int64, content []byte, reader, text string, flags []disguise.Flag) error {
 	if reader == "" || content == nil {
 		return nil
 	}
@@ -57,11 +65,18 @@ func KeepExtracted(ctx context.Context, q Querier, id int64, content []byte, rea
 	if tooLong != "" {
 		return nil
 	}
+	if body != text {
+		return nil // flag spans are offsets of text: keep only a text stored as it was read
+	}
+	fl, err := FlagsValue(flags)
+	if err != nil {
+		return err
+	}
 	sum := sha256.Sum256(content)
 	if _, err := q.Exec(ctx, `
-		insert into plagd_extracted (doc_id, source_sha, reader, body) values ($1, $2, $3, $4)
+		insert into plagd_extracted (doc_id, source_sha, reader, body, flags) values ($1, $2, $3, $4, $5)
 		on conflict (doc_id) do update set source_sha = excluded.source_sha, reader = excluded.reader,
-			body = excluded.body, created_at = clock_timestamp()`, id, sum[:], reader, body); err != nil {
+			body = excluded.body, flags = excluded.flags, created_at = clock_timestamp()`, id, sum[:], reader, body, fl); err != nil {
 		return fmt.Errorf("keep the extracted text of document %d: %w", id, err)
 	}
 	return nil

@@ -51,6 +51,9 @@ type Status struct {
 	OldestPending *time.Time  `json:"oldest_pending,omitempty"`
 	Documents     DocCounts   `json:"documents"`
 	Failed        []FailedDoc `json:"failed"`
+	// Flagged counts the documents whose text was disguised, per kind of
+	// flag, with the ids of the first few.
+	Flagged FlagSummary `json:"flagged"`
 	// HeldBack is set when committed changes wait for a transaction that
 	// is still open somewhere on the server (HeldBack); nil otherwise.
 	HeldBack *HeldBack `json:"held_back,omitempty"`
@@ -116,6 +119,9 @@ func LoadStatus(ctx context.Context, db *DB, runs int, failed int) (Status, erro
 		return st, fmt.Errorf("status: %w", err)
 	}
 	if st.Failed, err = loadFailed(ctx, tx, failed); err != nil {
+		return st, err
+	}
+	if st.Flagged, err = loadFlags(ctx, tx); err != nil {
 		return st, err
 	}
 	if st.Pending > 0 {

@@ -90,8 +90,17 @@ func (s *Server) apiListDocuments(w http.ResponseWriter, r *http.Request) {
 			q.Get("status"), strings.Join(documentStatuses, ", ")))
 		return
 	}
+	flagged := false
+	switch q.Get("flagged") {
+	case "", "0":
+	case "1":
+		flagged = true
+	default:
+		s.apiDocFail(w, r, problemf(errBadRequest, "flagged %q: use 1 for the documents whose text was disguised, or leave it out for all", q.Get("flagged")))
+		return
+	}
 	docs, more, err := store.ListDocuments(r.Context(), s.db, store.DocumentQuery{
-		Search: strings.TrimSpace(q.Get("q")), Status: status, Limit: limit, Offset: offset})
+		Search: strings.TrimSpace(q.Get("q")), Status: status, Flagged: flagged, Limit: limit, Offset: offset})
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return

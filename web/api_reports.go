@@ -255,12 +255,12 @@ func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
 		s.apiReportFail(w, r, err)
 		return
 	}
-	text, filename, err := s.checkInput(r, true)
+	read, filename, err := s.checkInput(r, true)
 	if err != nil {
 		s.apiReportFail(w, r, err)
 		return
 	}
-	raw, err := s.engine.CheckText(r.Context(), text, 0, report.Options{})
+	raw, err := s.checkReport(r.Context(), read)
 	if err == nil {
 		raw, err = freshen(r.Context(), s.db, raw)
 	}
@@ -271,7 +271,7 @@ func (s *Server) apiCheck(w http.ResponseWriter, r *http.Request) {
 	f := rq.filter()
 	b := reportBody(raw.Filter(f), f, true, who(r).seesRestricted())
 	b.Filename = filename
-	b = b.withNearDups(s.checkNearDups(r.Context(), text))
+	b = b.withNearDups(s.checkNearDups(r.Context(), read.Text))
 	s.log.Info().Str("user", who(r).User.Name).Str("file", filename).Int("sources", len(raw.Sources)).
 		Int("near_duplicates", len(b.NearDuplicates)).Msg("check (API)")
 	writeJSON(w, http.StatusOK, b)

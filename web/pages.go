@@ -22,6 +22,7 @@ type overviewData struct {
 	Pending   int
 	HeldBack  *store.HeldBack // changes an open transaction holds back
 	Failed    []store.FailedDoc
+	Flagged   store.FlagSummary // documents whose text was disguised
 	Runs      []store.RunInfo
 	LastRun   *store.RunInfo
 	Running   bool
@@ -48,7 +49,7 @@ func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
 // runState fills what the overview and runs pages share.
 func (s *Server) runState(r *http.Request, title string, st store.Status) overviewData {
 	d := overviewData{pageBase: s.base(r, title), Docs: st.Documents, Pending: st.Pending, HeldBack: st.HeldBack,
-		Failed: st.Failed, Runs: st.Runs}
+		Failed: st.Failed, Flagged: st.Flagged, Runs: st.Runs}
 	if s.runner != nil {
 		d.HasDaemon, d.Running, d.NextRun = true, s.runner.Running(), s.runner.NextRun()
 	}
@@ -82,6 +83,7 @@ func (s *Server) runNow(w http.ResponseWriter, r *http.Request) {
 type documentsData struct {
 	pageBase
 	Query, Status string
+	Flagged       bool // only documents whose text was disguised (?flagged=1)
 	Statuses      []string
 	Docs          []store.Document
 	Prev, Next    string
@@ -118,7 +120,8 @@ func (s *Server) documentsData(r *http.Request) (documentsData, error) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
-	dq := store.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Limit: documentsPageSize, Offset: offset}
+	dq := store.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Flagged: q.Get("flagged") == "1",
+		Limit: documentsPageSize, Offset: offset}
 	docs, more, err := store.ListDocuments(r.Context(), s.db, dq)
 	if err != nil {
 		return documentsData{}, err
@@ -131,9 +134,12 @@ func (s *Server) documentsData(r *http.Request) (documentsData, error) {
 		if dq.Status != "" {
 			v.Set("status", dq.Status)
 		}
+		if dq.Flagged {
+			v.Set("flagged", "1")
+		}
 		return "/documents?" + v.Encode()
 	}
-	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status,
+	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status, Flagged: dq.Flagged,
 		Statuses: []string{"indexed", "pending", "failed", "deleted"}, Docs: docs,
 		MaxBytes: s.cfg.Extract.MaxBytes, MaxRequest: s.cfg.Extract.MaxBytes + 1<<20,
 		Formats: ".pdf,.docx,.odt,.oth,.ott,.odm,.rtf,.html,.htm,.txt,.md,.xml",

@@ -487,6 +487,11 @@ type segment struct {
 	Href    string
 	Anchors []string // element ids placed before the run
 	Label   string   // passage number(s) starting here (side by side)
+	// Marker, when set, are the classes of an empty mark placed before
+	// the run: where hidden text was left out (flagMarks), titled
+	// MarkerTitle.
+	Marker      string
+	MarkerTitle string
 }
 
 // reportView is the data of report.html, for a stored document and for a
@@ -500,6 +505,9 @@ type reportView struct {
 	Error    string // why it failed
 	Filename string
 	Notice   string // a note above the report (a pending document's previous version)
+	// Flags is the warning box at the top: how the text was disguised
+	// (report.Report's Flags); nil when it was not.
+	Flags    []flagLine
 	NoReport string // why there is no report; then nothing else is shown
 	// Wait says, on a pending document's page, when the next run is due;
 	// app.js keeps it current and loads the report when the run commits.
@@ -682,53 +690,64 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			reg.Legend = append(reg.Legend, row)
 		}
 	}
-	reg.Text = segmentText(raw.Text, spans, final.Excluded, passage.CommonSpans(raw.Common), func(from int, active []span, excluded bool) segment {
-		if len(active) == 0 {
-			return plainSegment(raw.Common, from, excluded, reg.Exclusions)
-		}
-		top := active[0]
-		for _, a := range active[1:] {
-			if a.rank < top.rank || a.rank == top.rank && a.n < top.n {
-				top = a
-			}
-		}
-		row := rows[top.src]
-		seg := segment{Class: "hl c" + strconv.Itoa(row.Color), Href: row.Compare + "#p" + strconv.Itoa(top.n)}
-		for _, a := range active {
-			if a.r.Start == from {
-				// A passage starts here: its source's number, and an anchor
-				// the match overview's next and previous buttons jump to.
-				seg.Label = strconv.Itoa(row.Rank)
-				seg.Anchors = []string{"m" + strconv.FormatInt(a.src, 10) + "-" + strconv.Itoa(a.n)}
-				break
-			}
-		}
-		if excluded {
-			seg.Class += " ex"
-		}
-		var title strings.Builder
-		fmt.Fprintf(&title, "Source %d: %s (%s)", row.Rank, row.Name(), pctText(row.Similarity))
-		var also []string
-		seen := map[int64]bool{top.src: true}
-		for _, a := range active {
-			if !seen[a.src] {
-				seen[a.src] = true
-				o := rows[a.src]
-				also = append(also, fmt.Sprintf("source %d: %s", o.Rank, o.Name()))
-			}
-		}
-		if len(also) > 0 {
-			slices.Sort(also)
-			title.WriteString("; also in " + strings.Join(also, "; "))
-		}
-		if excluded {
-			title.WriteString(" (left out of the figures: " + reg.Exclusions + ")")
-		}
-		title.WriteString(". Click for the side-by-side view.")
-		seg.Title = title.String()
+	flags := newFlagMarks(raw.Flags)
+	marks := append(passage.CommonSpans(raw.Common), flags.cuts()...)
+	reg.Text = segmentText(raw.Text, spans, final.Excluded, marks, func(from int, active []span, excluded bool) segment {
+		seg := regionSegment(raw, reg, rows, from, active, excluded)
+		flags.decorate(&seg, from)
 		return seg
 	})
 	return reg
+}
+
+// regionSegment is how the piece of the report's text starting at from
+// shows: highlighted as a passage of the highest-ranked source covering it,
+// greyed when excluded, marked as common or template text.
+func regionSegment(raw report.Report, reg *reportRegion, rows map[int64]*sourceRow, from int, active []span, excluded bool) segment {
+	if len(active) == 0 {
+		return plainSegment(raw.Common, from, excluded, reg.Exclusions)
+	}
+	top := active[0]
+	for _, a := range active[1:] {
+		if a.rank < top.rank || a.rank == top.rank && a.n < top.n {
+			top = a
+		}
+	}
+	row := rows[top.src]
+	seg := segment{Class: "hl c" + strconv.Itoa(row.Color), Href: row.Compare + "#p" + strconv.Itoa(top.n)}
+	for _, a := range active {
+		if a.r.Start == from {
+			// A passage starts here: its source's number, and an anchor
+			// the match overview's next and previous buttons jump to.
+			seg.Label = strconv.Itoa(row.Rank)
+			seg.Anchors = []string{"m" + strconv.FormatInt(a.src, 10) + "-" + strconv.Itoa(a.n)}
+			break
+		}
+	}
+	if excluded {
+		seg.Class += " ex"
+	}
+	var title strings.Builder
+	fmt.Fprintf(&title, "Source %d: %s (%s)", row.Rank, row.Name(), pctText(row.Similarity))
+	var also []string
+	seen := map[int64]bool{top.src: true}
+	for _, a := range active {
+		if !seen[a.src] {
+			seen[a.src] = true
+			o := rows[a.src]
+			also = append(also, fmt.Sprintf("source %d: %s", o.Rank, o.Name()))
+		}
+	}
+	if len(also) > 0 {
+		slices.Sort(also)
+		title.WriteString("; also in " + strings.Join(also, "; "))
+	}
+	if excluded {
+		title.WriteString(" (left out of the figures: " + reg.Exclusions + ")")
+	}
+	title.WriteString(". Click for the side-by-side view.")
+	seg.Title = title.String()
+	return seg
 }
 
 // plainSegment is how text in no passage shows: greyed when excluded,
@@ -836,7 +855,7 @@ func segmentText(text string, spans []span, excluded, marks []passage.Range, mk 
 		}
 		seg := mk(from, cover, isEx)
 		seg.Text = shown[from:to]
-		if n := len(out); n > 0 && len(seg.Anchors) == 0 && seg.Label == "" && out[n-1].Class == seg.Class &&
+		if n := len(out); n > 0 && len(seg.Anchors) == 0 && seg.Label == "" && seg.Marker == "" && out[n-1].Class == seg.Class &&
 			out[n-1].Title == seg.Title && out[n-1].Href == seg.Href {
 			out[n-1].Text += seg.Text
 			continue

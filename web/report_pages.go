@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/archive"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/report"
@@ -173,6 +174,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			v.Region = buildRegion(raw, rq, v.Base, !h.Restricted || who(r).seesRestricted())
+			v.Flags = flagLines(raw.Flags)
 			sources = raw.Sources
 		}
 	}
@@ -307,70 +309,80 @@ func (s *Server) checkSubmit(w http.ResponseWriter, r *http.Request) {
 		}
 		s.render(w, r, status, "check", v)
 	}
-	text, filename, err := s.checkInput(r, false)
+	read, filename, err := s.checkInput(r, false)
 	if err != nil {
 		fail(err)
 		return
 	}
-	rep, err := s.engine.CheckText(r.Context(), text, 0, report.Options{})
+	rep, err := s.checkReport(r.Context(), read)
 	if err != nil {
 		fail(err)
 		return
 	}
-	near := s.checkNearDups(r.Context(), text)
+	near := s.checkNearDups(r.Context(), read.Text)
 	e := s.checks.put(who(r).User.ID, filename, rep, near)
 	s.log.Info().Str("user", who(r).User.Name).Str("file", filename).Int("sources", len(rep.Sources)).
 		Int("near_duplicates", len(near.List)).Msg("check")
 	http.Redirect(w, r, "/check/"+e.Key, http.StatusSeeOther)
 }
 
-// checkInput reads the text to check: an uploaded file (multipart field
-// "file"), else pasted text (form field "text"), else, with allowJSON, a
-// JSON body {"text": "..."}. A file is extracted as the archive extracts
-// its documents, and pasted text is cleaned up the same way; a file that
-// yields no text is errUnprocessable with the reason.
-func (s *Server) checkInput(r *http.Request, allowJSON bool) (text, filename string, err error) {
+// checkReport is the raw report of a text to check: CheckText, whose
+// flags are the text's own, merged with those extraction found hidden in
+// its file, as a run stores them for a document (disguise.Of).
+func (s *Server) checkReport(ctx context.Context, read extract.Result) (report.Report, error) {
+	rep, err := s.engine.CheckText(ctx, read.Text, 0, report.Options{})
+	rep.Flags = disguise.Merge(read.Flags, rep.Flags)
+	return rep, err
+}
+
+// checkInput reads the text to check, with the flags of what its file
+// hides: an uploaded file (multipart field "file"), else pasted text (form
+// field "text"), else, with allowJSON, a JSON body {"text": "..."}. A file
+// is extracted as the archive extracts its documents, and pasted text is
+// cleaned up the same way; a file that yields no text is errUnprocessable
+// with the reason.
+func (s *Server) checkInput(r *http.Request, allowJSON bool) (read extract.Result, filename string, err error) {
 	opt := s.cfg.ExtractOptions()
 	if r.MultipartForm != nil {
 		if files := r.MultipartForm.File["file"]; len(files) > 0 && files[0].Size > 0 {
 			if len(files) > 1 {
-				return "", "", problemf(errBadRequest, "check one file at a time (this request has %d)", len(files))
+				return extract.Result{}, "", problemf(errBadRequest, "check one file at a time (this request has %d)", len(files))
 			}
 			content, name, ctype, err := readUpload(files[0], s.cfg.Extract.MaxBytes)
 			if err != nil {
-				return "", name, err
+				return extract.Result{}, name, err
 			}
-			text, err := s.extract.Text(r.Context(), content, name, ctype, opt)
+			read, err := s.extract.Read(r.Context(), content, name, ctype, opt)
 			if err != nil {
-				return "", name, extractProblem(err, name+": no text could be read from it")
+				return extract.Result{}, name, extractProblem(err, name+": no text could be read from it")
 			}
-			return text, name, nil
+			return read, name, nil
 		}
 	}
 	var pasted string
 	if ct := r.Header.Get("Content-Type"); allowJSON && r.MultipartForm == nil && !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
 		if _, err := requestType(r); err != nil {
-			return "", "", err
+			return extract.Result{}, "", err
 		}
 		var body struct {
 			Text     string `json:"text"`
 			Filename string `json:"filename"`
 		}
 		if err := decodeJSON(r, &body, true); err != nil {
-			return "", "", err
+			return extract.Result{}, "", err
 		}
 		pasted, filename = body.Text, uploadName(body.Filename)
 	} else {
 		pasted = r.PostFormValue("text")
 	}
 	if strings.TrimSpace(pasted) == "" {
-		return "", "", problemf(errBadRequest, "nothing to check: choose a file (field \"file\") or paste a text (field \"text\")")
+		return extract.Result{}, "", problemf(errBadRequest, "nothing to check: choose a file (field \"file\") or paste a text (field \"text\")")
 	}
-	text, err = s.extract.Text(r.Context(), []byte(pasted), "", "text/plain; charset=utf-8", opt)
+	read, err = s.extract.Read(r.Context(), []byte(pasted), "", "text/plain; charset=utf-8", opt)
 	if err != nil {
-		return "", filename, extractProblem(err, "no text could be read from what was pasted")
+		return extract.Result{}, filename, extractProblem(err, "no text could be read from what was pasted")
 	}
-	return text, filename, nil
+	return read, filename, nil
 }
 
 // extractProblem is the answer to a check whose text could not be had: the
@@ -423,6 +435,7 @@ func (s *Server) checkResult(w http.ResponseWriter, r *http.Request) {
 	v := reportView{pageBase: s.base(r, "Check: "+checkName(e)), Base: "/check/" + e.Key,
 		Doc: docHeader{Header: archive.Header{Title: checkName(e)}}, Check: e, Filename: e.Filename, Q: rq, Print: s.now()}
 	v.Region = buildRegion(rep, rq, v.Base, true) // the caller's own text
+	v.Flags = flagLines(rep.Flags)
 	v.NearDups = s.nearDupView(e.Near, v.Base, e.Report.Sources, false)
 	s.showReport(w, r, v)
 }

@@ -36,7 +36,8 @@ func staticHandler() http.Handler {
 // rendered inside layout.html, with the shared pieces of partials.html.
 func Templates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"pct": func(f float64) string { return fmt.Sprintf("%.1f %%", f*100) },
+		"pct":        func(f float64) string { return fmt.Sprintf("%.1f %%", f*100) },
+		"flagsTitle": flagCount,
 		"deref": func(f *float64) float64 {
 			if f == nil {
 				return 0

@@ -12,8 +12,8 @@ func main() {
 	// this binary (extract/sandbox); such a child serves them and exits here.
 	sandbox.Main()
 	g := &cli.Globals{}
-	root := cli.NewRoot("plagd-lab", "Measurements of plagd: speed on generated corpora, text extraction quality", g)
-	root.AddCommand(newBenchCmd(g), newGenCmd(g), newExtractEvalCmd(g), newPanGenCmd(g))
+	root := cli.NewRoot("plagd-lab", "Measurements of plagd: speed on generated corpora, text extraction quality, evasion", g)
+	root.AddCommand(newBenchCmd(g), newGenCmd(g), newExtractEvalCmd(g), newPanGenCmd(g), newEvasionCmd(g))
 	addProfileFlag(root)
 	os.Exit(cli.Execute(root))
 }

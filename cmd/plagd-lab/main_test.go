@@ -131,3 +131,19 @@ func TestLab_ExtractEval(t *testing.T) {
 		}
 	}
 }
+
+// TestLab_Evasion: evasion writes the set and prints a row per variant.
+func TestLab_Evasion(t *testing.T) {
+	if _, err := os.Stat("/usr/share/common-licenses/GPL-3"); err != nil {
+		t.Skip("no licence texts")
+	}
+	dir := t.TempDir()
+	out, stderr, code := lab(t, "evasion", "--out", dir)
+	if code != 0 || !strings.Contains(out, "cyrillic a e o c p x") || !strings.Contains(out, "confusable(") {
+		t.Fatalf("evasion: exit %d\n%s%s", code, out, stderr)
+	}
+	essays, _ := filepath.Glob(filepath.Join(dir, "essay-*.txt"))
+	if len(essays) < 10 {
+		t.Fatalf("evasion wrote %d essays", len(essays))
+	}
+}

@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/engine"
+	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/internal/cli"
 	"github.com/plagd/plagd/passage"
@@ -116,7 +118,7 @@ the texts; the text output counts characters.`,
 			if err != nil {
 				return err
 			}
-			text, err := readCheckFile(cmd.Context(), args[0], cfg)
+			read, err := readCheckFile(cmd.Context(), args[0], cfg)
 			if err != nil {
 				return err
 			}
@@ -127,10 +129,13 @@ the texts; the text output counts characters.`,
 			}
 			defer db.Close()
 			e := engine.NewEngine(cfg, db.Pool, cli.ResultLogger(cfg))
-			rep, err := e.CheckText(ctx, text, pf.top, pf.options())
+			rep, err := e.CheckText(ctx, read.Text, pf.top, pf.options())
 			if err != nil {
 				return err
 			}
+			// The text's own flags and those of what its file hides, as a
+			// run stores them for a document (disguise.Of).
+			rep.Flags = disguise.Merge(read.Flags, rep.Flags)
 			if asJSON {
 				return cli.PrintJSON(struct {
 					File   string        `json:"file"`
@@ -146,9 +151,10 @@ the texts; the text output counts characters.`,
 }
 
 // readCheckFile extracts the text of path ("-": standard input, plain text)
-// in an extraction process (extract.isolate), so that a hostile file fails
-// with a reason instead of killing the command.
-func readCheckFile(ctx context.Context, path string, cfg config.Config) (string, error) {
+// and the flags of what the file hides, in an extraction process
+// (extract.isolate), so that a hostile file fails with a reason instead of
+// killing the command.
+func readCheckFile(ctx context.Context, path string, cfg config.Config) (extract.Result, error) {
 	var content []byte
 	var err error
 	name := path
@@ -159,7 +165,7 @@ func readCheckFile(ctx context.Context, path string, cfg config.Config) (string,
 		content, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return "", err
+		return extract.Result{}, err
 	}
 	ctype := ""
 	if path == "-" {
@@ -167,11 +173,11 @@ func readCheckFile(ctx context.Context, path string, cfg config.Config) (string,
 	}
 	xp := sandbox.New(cfg.SandboxConfig(), cli.ResultLogger(cfg))
 	defer xp.Close()
-	text, err := xp.Text(ctx, content, filepath.Base(name), ctype, cfg.ExtractOptions())
+	read, err := xp.Read(ctx, content, filepath.Base(name), ctype, cfg.ExtractOptions())
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return extract.Result{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return text, nil
+	return read, nil
 }
 
 // runSimilarPassages is `plagd similar DOC --passages`.
@@ -209,7 +215,9 @@ const contextChars = 40
 func writeReport(w io.Writer, title string, rep report.Report, pf *passageFlags) error {
 	fmt.Fprintln(w, title)
 	fmt.Fprintf(w, "  %d chunks, %d characters\n", rep.Chunks, utf8.RuneCountInString(rep.Text))
-	fmt.Fprintf(w, "  matching text: %s of the document (%s)\n\n", percent(rep.Coverage), pf.excludedNote())
+	fmt.Fprintf(w, "  matching text: %s of the document (%s)\n", percent(rep.Coverage), pf.excludedNote())
+	writeFlags(w, rep.Text, rep.Flags)
+	fmt.Fprintln(w)
 	if len(rep.Sources) == 0 {
 		fmt.Fprintln(w, "No similar documents.")
 		return nil

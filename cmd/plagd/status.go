@@ -85,6 +85,7 @@ func writeStatus(w io.Writer, st store.Status, now time.Time) {
 		fmt.Fprintf(w, " (and %d deleted)", d.Deleted)
 	}
 	fmt.Fprintln(w)
+	writeFlagSummary(w, st.Flagged)
 	if st.Pending == 0 {
 		fmt.Fprintln(w, "Change log: empty, the index is up to date")
 	} else {

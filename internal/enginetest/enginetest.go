@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"html"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/cluster/clustertest"
 	"github.com/plagd/plagd/config"
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/internal/testseed"
 	"github.com/plagd/plagd/invindex"
@@ -207,6 +210,65 @@ type Corpus struct {
 	// with one of them with probability templateP.
 	templates []string
 	templateP float64
+	// disguiseP is the probability that a text is disguised (WithDisguise).
+	disguiseP float64
+}
+
+// WithDisguise disguises a text with probability p the ways package
+// disguise flags: zero-width spaces or soft hyphens inside words, a bidi
+// override around a word, Cyrillic look-alikes in a word, a letter-spaced
+// word. The run stores the flags with the text; the reference computes
+// them from the same text.
+func (c *Corpus) WithDisguise(p float64) *Corpus {
+	c.disguiseP = p
+	return c
+}
+
+// File returns a new document as a file: a text file, or, with
+// WithDisguise, sometimes an HTML page that hides words between its
+// paragraphs (hidden elements, white text), which extraction leaves out
+// and flags as hidden text.
+func (c *Corpus) File() (ext string, content []byte) {
+	t := c.Text()
+	if c.disguiseP == 0 || c.rng.Float64() >= c.disguiseP {
+		return ".txt", []byte(t)
+	}
+	var b strings.Builder
+	b.WriteString("<html><body>")
+	for i, p := range strings.Split(t, "\n") {
+		if i > 0 && c.rng.IntN(2) == 0 {
+			b.WriteString(`<p hidden>` + c.Words(5) + `</p><p style="color:#fff">` + c.Words(3) + `</p>`)
+		}
+		b.WriteString("<p>" + html.EscapeString(p) + "</p>")
+	}
+	b.WriteString("</body></html>")
+	return ".html", []byte(b.String())
+}
+
+// disguise applies one to three of the tricks to random words of t.
+func (c *Corpus) disguise(t string) string {
+	ws := strings.Split(t, " ")
+	for n := 1 + c.rng.IntN(3); n > 0; n-- {
+		i := c.rng.IntN(len(ws))
+		r := []rune(ws[i])
+		if len(r) < 2 {
+			continue
+		}
+		mid := 1 + c.rng.IntN(len(r)-1)
+		switch c.rng.IntN(5) {
+		case 0:
+			ws[i] = string(r[:mid]) + "\u200b" + string(r[mid:])
+		case 1:
+			ws[i] = string(r[:mid]) + "\u00ad" + string(r[mid:])
+		case 2:
+			ws[i] = "\u202e" + ws[i] + "\u202c"
+		case 3:
+			ws[i] = strings.NewReplacer("a", "\u0430", "e", "\u0435", "o", "\u043e", "p", "\u0440").Replace(ws[i])
+		default:
+			ws[i] = strings.Join(strings.Split(ws[i], ""), " ")
+		}
+	}
+	return strings.Join(ws, " ")
 }
 
 // WithTemplates makes the corpus's texts open, with probability p, with one
@@ -273,6 +335,9 @@ func (c *Corpus) Text() string {
 		}
 	}
 	t := strings.Join(parts, "\n")
+	if c.disguiseP > 0 && c.rng.Float64() < c.disguiseP {
+		t = c.disguise(t)
+	}
 	c.texts = append(c.texts, t)
 	return t
 }
@@ -349,8 +414,9 @@ func (m *Mutator) Step() {
 			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, title, text) values ($1, $1, $2)`,
 				"doc-"+strconv.Itoa(m.n), m.C.Text())
 		} else {
-			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, filename, content) values ($1, $1 || '.txt', $2)`,
-				"file-"+strconv.Itoa(m.n), []byte(m.C.Text()))
+			ext, content := m.C.File()
+			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, filename, content) values ($1, $1 || $2, $3)`,
+				"file-"+strconv.Itoa(m.n), ext, content)
 		}
 	case op < 6: // modify
 		if id, ok := m.Pick("deleted_at is null"); ok {
@@ -457,4 +523,69 @@ func PutFile(t testing.TB, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// CheckFlags fails the test unless document_texts holds, for every live
+// document the run indexed, the text the engine's extraction makes of its
+// current bytes and the flags disguise.Of makes of that text and of what
+// extraction found hidden in the file; no document
+// that failed, was deleted or is gone keeps a row. It returns the stored
+// flags by document, as JSON, for comparing runs.
+func CheckFlags(t testing.TB, pool *pgxpool.Pool, when string) map[int64]string {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := pool.Query(ctx, `
+		select d.id, d.content, d.filename, d.content_type, d.text, d.deleted_at is not null, s.status, x.body, x.flags
+		from documents d left join document_status s on s.doc_id = d.id left join document_texts x on x.doc_id = d.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var (
+			id             int64
+			content, flags []byte
+			fn, ct, tx     *string
+			deleted        bool
+			status, body   *string
+		)
+		if err := rows.Scan(&id, &content, &fn, &ct, &tx, &deleted, &status, &body, &flags); err != nil {
+			t.Fatal(err)
+		}
+		if body == nil {
+			if flags != nil {
+				t.Fatalf("%s: document %d has flags without a text", when, id)
+			}
+			if !deleted && store.Deref(status) == "indexed" {
+				t.Fatalf("%s: document %d is indexed without a stored text", when, id)
+			}
+			continue
+		}
+		if deleted || store.Deref(status) != "indexed" {
+			t.Fatalf("%s: document %d (deleted %v, status %q) keeps its text", when, id, deleted, store.Deref(status))
+		}
+		var read extract.Result
+		if content != nil {
+			read, err = extract.Read(ctx, content, store.Deref(fn), store.Deref(ct), extract.Options{})
+		} else {
+			read, err = extract.Read(ctx, []byte(store.Deref(tx)), "", "text/plain; charset=utf-8", extract.Options{})
+		}
+		text := read.Text
+		if err != nil || text != *body {
+			t.Fatalf("%s: document %d: stored text is not what its bytes give now (%v)", when, id, err)
+		}
+		got, err := store.ParseFlags(flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := disguise.Of(read.Flags, text); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: document %d: stored flags %+v, want %+v", when, id, got, want)
+		}
+		out[id] = string(flags)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

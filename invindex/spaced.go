@@ -1,0 +1,88 @@
+package invindex
+
+import (
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/plagd/plagd/disguise"
+)
+
+// Letter-spaced words. Spacing the letters of a word apart ("p l a g i a r
+// i s m") turns it into single-letter words that share no chunk with the
+// word; a reader still sees the word. Words joins such a run into one word
+// (the rule, and its limit, are disguise.SpacedRuns'): it spans the run,
+// Start of its first letter to End of its last, and hashes as the
+// concatenation of its letters would.
+
+// joinSpaced replaces the runs of single-letter words in ws (the words of
+// text) by one word each, see above, and returns ws. Only windows of
+// consecutive single letters with nothing but spaces between them go
+// through disguise.SpacedRuns; the loop that finds them is the whole cost
+// on ordinary text.
+func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
+	out := ws[:0]
+	next := 0 // ws[next:] are not in out yet
+	for i := 0; i+1 < len(ws); i++ {
+		if !maybeLetter(text, ws[i+1]) || !maybeLetter(text, ws[i]) || !t.spacedPair(text, ws[i], ws[i+1]) {
+			continue
+		}
+		// The window: ws[i:j], single letters one space or a wide gap
+		// (disguise.WideGap) apart.
+		j := i + 2
+		for j < len(ws) && ws[j].End-ws[j].Start <= 16 && disguise.SingleLetter(text[ws[j].Start:ws[j].End]) {
+			if gap := text[ws[j-1].End:ws[j].Start]; !disguise.OneSpace(gap) && !disguise.WideGap(gap) {
+				break
+			}
+			j++
+		}
+		t.window = append(t.window[:0], ws[i:j]...)
+		win := t.window
+		out = append(out, ws[next:i]...)
+		cur := 0
+		disguise.SpacedRuns(text, len(win), func(k int) (int, int) { return int(win[k].Start), int(win[k].End) }, func(k, n int) {
+			out = append(out, win[cur:k]...)
+			out = append(out, t.joinRun(text, win[k:k+n]))
+			cur = k + n
+		})
+		out = append(out, win[cur:]...)
+		next = j
+		i = j - 1
+	}
+	return append(out, ws[next:]...)
+}
+
+// maybeLetter is a quick, inlined test that w may be a single letter: one
+// byte, or a short word that starts with a non-ASCII rune.
+func maybeLetter(text string, w Word) bool {
+	n := w.End - w.Start
+	return n == 1 || n <= 16 && text[w.Start] >= utf8.RuneSelf
+}
+
+// spacedPair reports whether a and b are single letters one space apart.
+func (t *Tokenizer) spacedPair(text string, a, b Word) bool {
+	return a.End-a.Start <= 16 && b.End-b.Start <= 16 && b.Start-a.End <= 24 &&
+		disguise.SingleLetter(text[a.Start:a.End]) && disguise.OneSpace(text[a.End:b.Start]) &&
+		disguise.SingleLetter(text[b.Start:b.End])
+}
+
+// joinRun returns the word the letters ws make.
+func (t *Tokenizer) joinRun(text string, ws []Word) Word {
+	t.spaced = t.spaced[:0]
+	ascii := true
+	for _, w := range ws {
+		s := text[w.Start:w.End]
+		t.spaced = append(t.spaced, s...)
+		ascii = ascii && len(s) == 1
+	}
+	var h uint64
+	if ascii {
+		h = fnvOffset64
+		for _, c := range t.spaced {
+			h = (h ^ uint64(asciiFold[c])) * fnvPrime64
+		}
+	} else {
+		// normalize does not write t.spaced: no copy needed.
+		h = t.hashGeneral(unsafe.String(unsafe.SliceData(t.spaced), len(t.spaced)))
+	}
+	return Word{Start: ws[0].Start, End: ws[len(ws)-1].End, Hash: h}
+}
