@@ -35,6 +35,11 @@ func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
 			}
 			j++
 		}
+		if j-i < disguise.MinSpacedRun {
+			// Two letters alone ("a v" in Czech): no run to join.
+			i = j - 1
+			continue
+		}
 		t.window = append(t.window[:0], ws[i:j]...)
 		win := t.window
 		out = append(out, ws[next:i]...)
