@@ -57,10 +57,11 @@ func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
 }
 
 // maybeLetter is a quick, inlined test that w may be a single letter: one
-// byte, or a short word that starts with a non-ASCII rune.
+// byte, or a short word with a non-ASCII byte among its first two (a
+// non-ASCII letter, or an ASCII letter with a combining mark).
 func maybeLetter(text string, w Word) bool {
 	n := w.End - w.Start
-	return n == 1 || n <= 16 && text[w.Start] >= utf8.RuneSelf
+	return n == 1 || n <= 16 && (text[w.Start] >= utf8.RuneSelf || text[w.Start+1] >= utf8.RuneSelf)
 }
 
 // spacedPair reports whether a and b are single letters one space apart.

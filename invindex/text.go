@@ -145,13 +145,14 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		text = text[:maxTextLen]
 	}
 	n := len(text)
+	var short shortWords
 	for i := 0; i < n; {
 		// scanWords stores without append: make room for every word that
 		// can start in the block (words and separators alternate).
 		end := min(i+wordsBlock, n)
 		dst = slices.Grow(dst, (end-i+1)/2+1)
 		var start int
-		i, start, dst = scanWords(t.tab, text, i, end, dst)
+		i, start, dst = scanWords(t.tab, text, i, end, dst, &short)
 		if start == blockDone {
 			continue
 		}
@@ -166,8 +167,29 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		}
 		i = scanWord(text, i)
 		dst = append(dst, Word{Start: uint32(start), End: uint32(i), Hash: t.hashGeneral(text[start:i])})
+		short.next(text, start, i)
+	}
+	if !short.pair {
+		return dst // no two short words in a row: nothing letter-spaced
 	}
 	return t.joinSpaced(text, dst)
+}
+
+// shortWords tracks, while Words scans, whether two short words (that may
+// be single letters: one byte, or up to 16 bytes with a non-ASCII byte
+// among the first two, as in "ӧ" or "a" + combining caron) ever follow
+// each other. Without such a pair there is no
+// letter-spaced word and joinSpaced is skipped: ordinary English prose
+// never has one, and the pass over its words would cost the fast path.
+type shortWords struct {
+	prev, pair bool
+}
+
+// next records the word text[start:end].
+func (s *shortWords) next(text string, start, end int) {
+	short := end-start == 1 || end-start <= 16 && (text[start] >= utf8.RuneSelf || text[start+1] >= utf8.RuneSelf)
+	s.pair = s.pair || short && s.prev
+	s.prev = short
 }
 
 // wordsBlock is how many bytes scanWords scans per call at most (words that
@@ -181,9 +203,11 @@ const wordsBlock = 4096
 // the start of the word it is in, or -1 if it is between words. dst must
 // have room for (end-i+1)/2 more words. The function makes no calls, so its
 // loop state stays in registers. When the block is done, start is blockDone.
-func scanWords(tab *runeTable, text string, i, end int, dst []Word) (next, start int, _ []Word) {
+func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWords) (next, start int, _ []Word) {
 	k := len(dst)
 	out := dst[:cap(dst)]
+	prevShort, pair := sw.prev, sw.pair
+	defer func() { sw.prev, sw.pair = prevShort, pair }()
 	for i < end {
 		// Between words.
 		c := text[i]
@@ -229,6 +253,10 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word) (next, start
 		}
 		out[k] = Word{Start: uint32(start), End: uint32(i), Hash: h}
 		k++
+		// shortWords.next, inlined by hand.
+		short := i-start == 1 || i-start <= 16 && (text[start] >= utf8.RuneSelf || text[start+1] >= utf8.RuneSelf)
+		pair = pair || short && prevShort
+		prevShort = short
 	}
 	return i, blockDone, out[:k]
 }
