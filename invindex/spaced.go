@@ -15,14 +15,15 @@ import (
 // concatenation of its letters would.
 
 // joinSpaced replaces the runs of single-letter words in ws (the words of
-// text) by one word each, see above, and returns ws. Only windows of
+// text) by one word each, see above, and returns ws. Words before ws[from]
+// are in no run (Words found no candidate pair before it). Only windows of
 // consecutive single letters with nothing but spaces between them go
 // through disguise.SpacedRuns; the loop that finds them is the whole cost
 // on ordinary text.
-func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
-	out := ws[:0]
-	next := 0 // ws[next:] are not in out yet
-	for i := 0; i+1 < len(ws); i++ {
+func (t *Tokenizer) joinSpaced(text string, ws []Word, from int) []Word {
+	out := ws[:from]
+	next := from // ws[next:] are not in out yet
+	for i := from; i+1 < len(ws); i++ {
 		if !maybeLetter(text, ws[i+1]) || !maybeLetter(text, ws[i]) || !t.spacedPair(text, ws[i], ws[i+1]) {
 			continue
 		}

@@ -145,7 +145,7 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		text = text[:maxTextLen]
 	}
 	n := len(text)
-	var short shortWords
+	short := shortWords{end: -1, first: -1}
 	for i := 0; i < n; {
 		// scanWords stores without append: make room for every word that
 		// can start in the block (words and separators alternate).
@@ -167,29 +167,43 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		}
 		i = scanWord(text, i)
 		dst = append(dst, Word{Start: uint32(start), End: uint32(i), Hash: t.hashGeneral(text[start:i])})
-		short.next(text, start, i)
+		short.next(text, start, i, len(dst)-1)
 	}
-	if !short.pair {
-		return dst // no two short words in a row: nothing letter-spaced
+	if short.first < 0 {
+		return dst // no two short words one space apart: nothing letter-spaced
 	}
-	return t.joinSpaced(text, dst)
+	return t.joinSpaced(text, dst, short.first)
 }
 
-// shortWords tracks, while Words scans, whether two short words (that may
-// be single letters: one byte, or up to 16 bytes with a non-ASCII byte
-// among the first two, as in "ӧ" or "a" + combining caron) ever follow
-// each other. Without such a pair there is no
-// letter-spaced word and joinSpaced is skipped: ordinary English prose
-// never has one, and the pass over its words would cost the fast path.
+// shortWords tracks, while Words scans, where two short words (that may be
+// single letters: one byte, or up to 16 bytes with a non-ASCII byte among
+// the first two, as in "ӧ" or "a" + combining caron) first follow each
+// other with a gap that may be one space (maybeOneSpace). Before that word
+// there is no letter-spaced word, and without one joinSpaced is skipped:
+// ordinary English prose almost never has such a pair, and the pass over
+// its words would cost the fast path.
 type shortWords struct {
-	prev, pair bool
+	prev  bool // the last word was short
+	end   int  // where it ended
+	first int  // the index of the first word of the first pair, or -1
 }
 
-// next records the word text[start:end].
-func (s *shortWords) next(text string, start, end int) {
+// next records the word text[start:end], the k-th.
+func (s *shortWords) next(text string, start, end, k int) {
 	short := end-start == 1 || end-start <= 16 && (text[start] >= utf8.RuneSelf || text[start+1] >= utf8.RuneSelf)
-	s.pair = s.pair || short && s.prev
-	s.prev = short
+	if short && s.prev && s.first < 0 && maybeOneSpace(text, s.end, start) {
+		s.first = k - 1
+	}
+	s.prev, s.end = short, end
+}
+
+// maybeOneSpace is a quick test that text[a:b], a gap between two words,
+// may be one space-like character (disguise.OneSpace): a single space, or
+// a gap of up to 24 bytes that starts or ends with a non-ASCII byte (a
+// no-break or thin space, invisible characters around a space).
+func maybeOneSpace(text string, a, b int) bool {
+	n := b - a
+	return n == 1 && text[a] == ' ' || n > 1 && n <= 24 && (text[a] >= utf8.RuneSelf || text[b-1] >= utf8.RuneSelf)
 }
 
 // wordsBlock is how many bytes scanWords scans per call at most (words that
@@ -206,8 +220,7 @@ const wordsBlock = 4096
 func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWords) (next, start int, _ []Word) {
 	k := len(dst)
 	out := dst[:cap(dst)]
-	prevShort, pair := sw.prev, sw.pair
-	defer func() { sw.prev, sw.pair = prevShort, pair }()
+	prevShort, prevEnd, first := sw.prev, sw.end, sw.first
 	for i < end {
 		// Between words.
 		c := text[i]
@@ -218,6 +231,7 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWor
 			}
 			r, ok := twoByteRune(text, i)
 			if !ok || tab[r].n == tabGeneral {
+				sw.prev, sw.end, sw.first = prevShort, prevEnd, first
 				return i, -1, out[:k]
 			}
 			if tab[r].n == tabSeparator {
@@ -240,6 +254,7 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWor
 			}
 			r, ok := twoByteRune(text, i)
 			if !ok || tab[r].n == tabGeneral {
+				sw.prev, sw.end, sw.first = prevShort, prevEnd, first
 				return i, start, out[:k]
 			}
 			e := &tab[r]
@@ -255,9 +270,12 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWor
 		k++
 		// shortWords.next, inlined by hand.
 		short := i-start == 1 || i-start <= 16 && (text[start] >= utf8.RuneSelf || text[start+1] >= utf8.RuneSelf)
-		pair = pair || short && prevShort
-		prevShort = short
+		if short && prevShort && first < 0 && maybeOneSpace(text, prevEnd, start) {
+			first = k - 2
+		}
+		prevShort, prevEnd = short, i
 	}
+	sw.prev, sw.end, sw.first = prevShort, prevEnd, first
 	return i, blockDone, out[:k]
 }
 
