@@ -145,7 +145,7 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		text = text[:maxTextLen]
 	}
 	n := len(text)
-	short := shortWords{end: -1, first: -1}
+	short := shortWords{last: -2, first: -1}
 	for i := 0; i < n; {
 		// scanWords stores without append: make room for every word that
 		// can start in the block (words and separators alternate).
@@ -167,7 +167,7 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		}
 		i = scanWord(text, i)
 		dst = append(dst, Word{Start: uint32(start), End: uint32(i), Hash: t.hashGeneral(text[start:i])})
-		short.next(text, start, i, len(dst)-1)
+		short.next(text, dst, len(dst)-1)
 	}
 	if short.first < 0 {
 		return dst // no two short words one space apart: nothing letter-spaced
@@ -183,18 +183,19 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 // ordinary English prose almost never has such a pair, and the pass over
 // its words would cost the fast path.
 type shortWords struct {
-	prev  bool // the last word was short
-	end   int  // where it ended
-	first int  // the index of the first word of the first pair, or -1
+	last  int // the index of the last short word, or -2
+	first int // the index of the first word of the first pair, or -1
 }
 
-// next records the word text[start:end], the k-th.
-func (s *shortWords) next(text string, start, end, k int) {
-	short := end-start == 1 || end-start <= 16 && (text[start] >= utf8.RuneSelf || text[start+1] >= utf8.RuneSelf)
-	if short && s.prev && s.first < 0 && maybeOneSpace(text, s.end, start) {
-		s.first = k - 1
+// next records ws[k], the word just found.
+func (s *shortWords) next(text string, ws []Word, k int) {
+	start, end := int(ws[k].Start), int(ws[k].End)
+	if n := end - start; n == 1 || (text[start]|text[start+1]) >= utf8.RuneSelf && n <= 16 {
+		if s.last == k-1 && s.first < 0 && maybeOneSpace(text, int(ws[k-1].End), start) {
+			s.first = k - 1
+		}
+		s.last = k
 	}
-	s.prev, s.end = short, end
 }
 
 // maybeOneSpace is a quick test that text[a:b], a gap between two words,
@@ -220,7 +221,7 @@ const wordsBlock = 4096
 func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWords) (next, start int, _ []Word) {
 	k := len(dst)
 	out := dst[:cap(dst)]
-	prevShort, prevEnd, first := sw.prev, sw.end, sw.first
+	lastShort, first := sw.last, sw.first
 	for i < end {
 		// Between words.
 		c := text[i]
@@ -231,7 +232,7 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWor
 			}
 			r, ok := twoByteRune(text, i)
 			if !ok || tab[r].n == tabGeneral {
-				sw.prev, sw.end, sw.first = prevShort, prevEnd, first
+				sw.last, sw.first = lastShort, first
 				return i, -1, out[:k]
 			}
 			if tab[r].n == tabSeparator {
@@ -254,7 +255,7 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWor
 			}
 			r, ok := twoByteRune(text, i)
 			if !ok || tab[r].n == tabGeneral {
-				sw.prev, sw.end, sw.first = prevShort, prevEnd, first
+				sw.last, sw.first = lastShort, first
 				return i, start, out[:k]
 			}
 			e := &tab[r]
@@ -266,16 +267,18 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWor
 			}
 			i += 2
 		}
+		// shortWords.next, inlined by hand; the test is cheap for the
+		// long ASCII words that make most of a text.
+		if n := i - start; n == 1 || (text[start]|text[start+1]) >= utf8.RuneSelf && n <= 16 {
+			if lastShort == k-1 && first < 0 && maybeOneSpace(text, int(out[k-1].End), start) {
+				first = k - 1
+			}
+			lastShort = k
+		}
 		out[k] = Word{Start: uint32(start), End: uint32(i), Hash: h}
 		k++
-		// shortWords.next, inlined by hand.
-		short := i-start == 1 || i-start <= 16 && (text[start] >= utf8.RuneSelf || text[start+1] >= utf8.RuneSelf)
-		if short && prevShort && first < 0 && maybeOneSpace(text, prevEnd, start) {
-			first = k - 2
-		}
-		prevShort, prevEnd = short, i
 	}
-	sw.prev, sw.end, sw.first = prevShort, prevEnd, first
+	sw.last, sw.first = lastShort, first
 	return i, blockDone, out[:k]
 }
 
