@@ -8,6 +8,25 @@
 //
 // Finding a trick and undoing it are separate jobs: package invindex's
 // tokenizer undoes them, so chunks and passages of a disguised copy are
-// those of the clean copy; this package only reports them. It is pure:
-// strings in, flags out.
+// those of the clean copy; Scan reports them. What both need to agree on
+// lives here, once:
+//
+//   - Prototype: the ASCII letters a letter looks like, from Unicode
+//     Technical Standard #39's confusables data ("Unicode Security
+//     Mechanisms", Davis and Suignard), generated into prototypes.go by
+//     internal/protogen (go generate) and committed;
+//   - IsInvisible: the format characters a reader does not see;
+//   - SpacedRuns, with SingleLetter, OneSpace and WideGap: which single
+//     letters form a letter-spaced word;
+//   - Plain: the text with its disguises undone, for tokenisations that
+//     keep words as strings (package related stems them).
+//
+// Two policies differ on purpose. The tokenizer maps every look-alike to
+// its prototype, context-free: its hashes only have to agree, and a
+// context-free map cannot be split by mixing scripts. Scan and Plain
+// judge a word in its context (the text's dominant script, the words
+// around it), because a flag is an accusation and a stemmer needs the
+// genuine Russian word, not its Latin skeleton.
+//
+// The package is pure: strings in, flags and strings out.
 package disguise

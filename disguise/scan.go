@@ -298,7 +298,7 @@ func lookAlikes(word, dominant string, whole bool) (int, []string) {
 	if len(counts) == 1 {
 		// One script: a whole-word look-alike in Latin text?
 		for s := range counts {
-			if s == "Latin" || !whole || letters < 2 {
+			if s == "Latin" || !whole {
 				return 0, nil
 			}
 			for _, r := range word {
@@ -345,19 +345,19 @@ func lookAlikes(word, dominant string, whole bool) (int, []string) {
 	return n, names
 }
 
-// latinWord reports whether most letters of word are Latin.
+// latinWord reports whether word reads as Latin: it has an ASCII letter,
+// and its other letters are Latin or look like Latin letters.
 func latinWord(word string) bool {
-	latin, other := 0, 0
+	ascii := false
 	for _, r := range word {
-		if unicode.IsLetter(r) {
-			if scriptOf(r) == "Latin" {
-				latin++
-			} else {
-				other++
-			}
+		switch {
+		case r < utf8.RuneSelf:
+			ascii = ascii || unicode.IsLetter(r)
+		case unicode.IsLetter(r) && scriptOf(r) != "Latin" && !hasPrototype(r):
+			return false
 		}
 	}
-	return latin > other
+	return ascii
 }
 
 // hasPrototype reports whether the letter r, in any case, looks like Latin

@@ -3,6 +3,20 @@
 // slices of integers out, and files only through io.Reader and io.Writer.
 // The daemon owns real files, PostgreSQL and the network.
 //
+// # Words
+//
+// Tokenizer.Words splits a text into words (runs of letters, numbers and
+// marks) and hashes each word's normalised form: NFKC, full case folding,
+// optionally without diacritics. The normal form also undoes the
+// keystroke-level disguises that would otherwise hide a copy (package
+// disguise reports them): an invisible character inside a word (zero-width
+// space, soft hyphen, joiners, bidirectional controls) neither splits nor
+// changes the word; a letter that looks like ASCII letters (Cyrillic "а",
+// Greek "ο"; Unicode TR39 confusables) hashes as them; and a letter-spaced
+// word ("p l a g i a r i s m") is one word. Offsets always point into the
+// text as written, so a disguised word's span includes its invisible
+// characters or its spaces. HashVersion names this definition.
+//
 // # Chunks
 //
 // A chunk is a window of N consecutive normalised words (N = 5 by default,

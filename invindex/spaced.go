@@ -15,14 +15,15 @@ import (
 // concatenation of its letters would.
 
 // joinSpaced replaces the runs of single-letter words in ws (the words of
-// text) by one word each, see above, and returns ws. Only windows of
+// text) by one word each, see above, and returns ws. Words before ws[from]
+// are in no run (Words found no candidate pair before it). Only windows of
 // consecutive single letters with nothing but spaces between them go
 // through disguise.SpacedRuns; the loop that finds them is the whole cost
 // on ordinary text.
-func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
-	out := ws[:0]
-	next := 0 // ws[next:] are not in out yet
-	for i := 0; i+1 < len(ws); i++ {
+func (t *Tokenizer) joinSpaced(text string, ws []Word, from int) []Word {
+	out := ws[:from]
+	next := from // ws[next:] are not in out yet
+	for i := from; i+1 < len(ws); i++ {
 		if !maybeLetter(text, ws[i+1]) || !maybeLetter(text, ws[i]) || !t.spacedPair(text, ws[i], ws[i+1]) {
 			continue
 		}
@@ -34,6 +35,11 @@ func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
 				break
 			}
 			j++
+		}
+		if j-i < disguise.MinSpacedRun {
+			// Two letters alone ("a v" in Czech): no run to join.
+			i = j - 1
+			continue
 		}
 		t.window = append(t.window[:0], ws[i:j]...)
 		win := t.window
@@ -52,10 +58,11 @@ func (t *Tokenizer) joinSpaced(text string, ws []Word) []Word {
 }
 
 // maybeLetter is a quick, inlined test that w may be a single letter: one
-// byte, or a short word that starts with a non-ASCII rune.
+// byte, or a short word with a non-ASCII byte among its first two (a
+// non-ASCII letter, or an ASCII letter with a combining mark).
 func maybeLetter(text string, w Word) bool {
 	n := w.End - w.Start
-	return n == 1 || n <= 16 && text[w.Start] >= utf8.RuneSelf
+	return n == 1 || n <= 16 && (text[w.Start] >= utf8.RuneSelf || text[w.Start+1] >= utf8.RuneSelf)
 }
 
 // spacedPair reports whether a and b are single letters one space apart.

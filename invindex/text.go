@@ -145,13 +145,14 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		text = text[:maxTextLen]
 	}
 	n := len(text)
+	short := shortWords{last: -2, first: -1}
 	for i := 0; i < n; {
 		// scanWords stores without append: make room for every word that
 		// can start in the block (words and separators alternate).
 		end := min(i+wordsBlock, n)
 		dst = slices.Grow(dst, (end-i+1)/2+1)
 		var start int
-		i, start, dst = scanWords(t.tab, text, i, end, dst)
+		i, start, dst = scanWords(t.tab, text, i, end, dst, &short)
 		if start == blockDone {
 			continue
 		}
@@ -166,8 +167,44 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 		}
 		i = scanWord(text, i)
 		dst = append(dst, Word{Start: uint32(start), End: uint32(i), Hash: t.hashGeneral(text[start:i])})
+		short.next(text, dst, len(dst)-1)
 	}
-	return t.joinSpaced(text, dst)
+	if short.first < 0 {
+		return dst // no two short words one space apart: nothing letter-spaced
+	}
+	return t.joinSpaced(text, dst, short.first)
+}
+
+// shortWords tracks, while Words scans, where two short words (that may be
+// single letters: one byte, or up to 16 bytes with a non-ASCII byte among
+// the first two, as in "ӧ" or "a" + combining caron) first follow each
+// other with a gap that may be one space (maybeOneSpace). Before that word
+// there is no letter-spaced word, and without one joinSpaced is skipped:
+// ordinary English prose almost never has such a pair, and the pass over
+// its words would cost the fast path.
+type shortWords struct {
+	last  int // the index of the last short word, or -2
+	first int // the index of the first word of the first pair, or -1
+}
+
+// next records ws[k], the word just found.
+func (s *shortWords) next(text string, ws []Word, k int) {
+	start, end := int(ws[k].Start), int(ws[k].End)
+	if n := end - start; n == 1 || (text[start]|text[start+1]) >= utf8.RuneSelf && n <= 16 {
+		if s.last == k-1 && s.first < 0 && maybeOneSpace(text, int(ws[k-1].End), start) {
+			s.first = k - 1
+		}
+		s.last = k
+	}
+}
+
+// maybeOneSpace is a quick test that text[a:b], a gap between two words,
+// may be one space-like character (disguise.OneSpace): a single space, or
+// a gap of up to 24 bytes that starts or ends with a non-ASCII byte (a
+// no-break or thin space, invisible characters around a space).
+func maybeOneSpace(text string, a, b int) bool {
+	n := b - a
+	return n == 1 && text[a] == ' ' || n > 1 && n <= 24 && (text[a] >= utf8.RuneSelf || text[b-1] >= utf8.RuneSelf)
 }
 
 // wordsBlock is how many bytes scanWords scans per call at most (words that
@@ -181,9 +218,10 @@ const wordsBlock = 4096
 // the start of the word it is in, or -1 if it is between words. dst must
 // have room for (end-i+1)/2 more words. The function makes no calls, so its
 // loop state stays in registers. When the block is done, start is blockDone.
-func scanWords(tab *runeTable, text string, i, end int, dst []Word) (next, start int, _ []Word) {
+func scanWords(tab *runeTable, text string, i, end int, dst []Word, sw *shortWords) (next, start int, _ []Word) {
 	k := len(dst)
 	out := dst[:cap(dst)]
+	lastShort, first := sw.last, sw.first
 	for i < end {
 		// Between words.
 		c := text[i]
@@ -194,6 +232,7 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word) (next, start
 			}
 			r, ok := twoByteRune(text, i)
 			if !ok || tab[r].n == tabGeneral {
+				sw.last, sw.first = lastShort, first
 				return i, -1, out[:k]
 			}
 			if tab[r].n == tabSeparator {
@@ -216,6 +255,7 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word) (next, start
 			}
 			r, ok := twoByteRune(text, i)
 			if !ok || tab[r].n == tabGeneral {
+				sw.last, sw.first = lastShort, first
 				return i, start, out[:k]
 			}
 			e := &tab[r]
@@ -227,9 +267,18 @@ func scanWords(tab *runeTable, text string, i, end int, dst []Word) (next, start
 			}
 			i += 2
 		}
+		// shortWords.next, inlined by hand; the test is cheap for the
+		// long ASCII words that make most of a text.
+		if n := i - start; n == 1 || (text[start]|text[start+1]) >= utf8.RuneSelf && n <= 16 {
+			if lastShort == k-1 && first < 0 && maybeOneSpace(text, int(out[k-1].End), start) {
+				first = k - 1
+			}
+			lastShort = k
+		}
 		out[k] = Word{Start: uint32(start), End: uint32(i), Hash: h}
 		k++
 	}
+	sw.last, sw.first = lastShort, first
 	return i, blockDone, out[:k]
 }
 

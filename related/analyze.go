@@ -22,6 +22,7 @@ import (
 	"github.com/kljensen/snowball/spanish"
 	"github.com/kljensen/snowball/swedish"
 
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/termstat"
 )
 
@@ -91,8 +92,12 @@ var AllLangs = []Lang{LangEnglish, LangIndonesian, LangFrench, LangSpanish, Lang
 
 // Words appends the lower-cased words of text to dst. A word is a run of
 // letters, digits and marks; words of one rune and words made only of digits
-// are dropped (page numbers, list labels, years carry no topic).
+// are dropped (page numbers, list labels, years carry no topic). The text's
+// disguises are undone first (disguise.Plain: invisible characters inside
+// words, letter-spaced words, look-alike letters in Latin words), so that a
+// disguised copy has the terms of the clean one.
 func Words(text string, dst []string) []string {
+	text = disguise.Plain(text)
 	start := -1
 	digits := true
 	flush := func(end int) {
@@ -316,6 +321,7 @@ func (a *Analyzer) Analyze(text string) (Lang, []TermCount) {
 // lower-cases them: ASCII words are lower-cased and hashed byte by byte, a
 // word with any other rune goes through strings.ToLower as in Words.
 func (a *Analyzer) words(text string, ids []int32) []int32 {
+	text = disguise.Plain(text)
 	const (
 		fnvOffset = 14695981039346656037
 		fnvPrime  = 1099511628211

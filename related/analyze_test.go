@@ -75,3 +75,21 @@ func TestAnalyzerEqualsAnalyze(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsUndoDisguises: a disguised copy has the words of the clean one
+// (disguise.Plain), and a Russian text keeps its own.
+func TestWordsUndoDisguises(t *testing.T) {
+	clean := "The students were copying theses from the library"
+	for _, d := range []string{
+		"The studеnts wеrе сорying thеsеs frоm thе librаry",
+		"The stu\u200Bdents were co\u00ADpy\u00ADing the\u2060ses from the li\u200Dbrary",
+		"The   s t u d e n t s   w e r e   c o p y i n g   t h e s e s   from the library",
+	} {
+		if got, want := Words(d, nil), Words(clean, nil); !slices.Equal(got, want) {
+			t.Errorf("Words(%q) = %q, want %q", d, got, want)
+		}
+	}
+	if got := Words("Студенты списывали диссертации", nil); !slices.Equal(got, []string{"студенты", "списывали", "диссертации"}) {
+		t.Errorf("Russian words changed: %q", got)
+	}
+}

@@ -27,8 +27,12 @@ func TestAnalyzerRealistic(t *testing.T) {
 		}
 		sum = sum*31 + uint64(l1)
 	}
-	// The checksum of the counts as Analyze gave them at c97def2.
-	if want := uint64(0x4f7611a8b1d328c); sum != want {
+	// The checksum of the counts as Analyze gave them at c97def2, changed
+	// deliberately when Words began undoing disguises (disguise.Plain): two
+	// of these generated texts have three one-letter words in a row ("Of a
+	// i a"), which are now joined as a letter-spaced word. Real prose does
+	// not (docs/QUALITY.md, "Evasion").
+	if want := uint64(0xb9842215a68774a); sum != want {
 		t.Errorf("checksum of the counts = %#x, want %#x", sum, want)
 	}
 	t.Logf("checksum %#x", sum)

@@ -1,0 +1,98 @@
+package disguise
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Plain returns text with the disguises Scan finds undone, for the
+// tokenisations that work on the words themselves rather than on hashes
+// (package related stems them): invisible characters inside words are
+// dropped, the letters of letter-spaced words are put together (SpacedRuns),
+// and the look-alike letters Scan counts as Confusable become their ASCII
+// prototype (Prototype) — the minority letters of a word of the text's
+// dominant script Latin, and whole look-alike words between Latin words.
+//
+// Unlike package invindex, which maps every look-alike whatever its word
+// (its hashes only need to agree), Plain leaves genuine Cyrillic and Greek
+// words alone, so that their language is still recognised and their stems
+// found. A text with nothing to undo is returned as it is, without a copy.
+func Plain(text string) string {
+	if !maybeDisguised(text) {
+		return text
+	}
+	words := scanWords(text)
+	if len(words) == 0 {
+		return text
+	}
+	dominant := dominantScript(text)
+	// joined[k]: word k and word k+1 are letters of one spaced word.
+	joined := make([]bool, len(words))
+	SpacedRuns(text, len(words), func(i int) (int, int) { return words[i].Start, words[i].End }, func(i, n int) {
+		for k := i; k < i+n-1; k++ {
+			joined[k] = true
+		}
+	})
+	var sb strings.Builder
+	sb.Grow(len(text))
+	sb.WriteString(text[:words[0].Start])
+	for k, w := range words {
+		word := text[w.Start:w.End]
+		whole := dominant == "Latin" && k > 0 && k+1 < len(words) &&
+			latinWord(text[words[k-1].Start:words[k-1].End]) && latinWord(text[words[k+1].Start:words[k+1].End])
+		mapLookAlikes := false
+		if n, _ := lookAlikes(word, dominant, whole); n > 0 && (dominant == "Latin" || whole) {
+			mapLookAlikes = true
+		}
+		for _, r := range word {
+			if IsInvisible(r) {
+				continue
+			}
+			if mapLookAlikes && scriptOf(r) != "Latin" {
+				if p, ok := Prototype(unicode.ToLower(r)); ok {
+					if unicode.IsUpper(r) {
+						p = strings.ToUpper(p)
+					}
+					sb.WriteString(p)
+					continue
+				}
+			}
+			sb.WriteRune(r)
+		}
+		end := len(text)
+		if k+1 < len(words) {
+			end = words[k+1].Start
+		}
+		if !joined[k] {
+			sb.WriteString(text[w.End:end])
+		}
+	}
+	return sb.String()
+}
+
+// maybeDisguised is Plain's quick test: a rune other than a letter of
+// Latin script (an invisible character, a look-alike) or two single
+// letters or digits one space apart.
+func maybeDisguised(text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			r, _ := utf8.DecodeRuneInString(text[i:])
+			if IsInvisible(r) || IsSpaceLike(r) || unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) {
+				return true
+			}
+			continue
+		}
+		if i+2 < len(text) && text[i+1] == ' ' && alnum(c) && alnum(text[i+2]) &&
+			(i == 0 || !alnum(text[i-1]) && text[i-1] < utf8.RuneSelf) &&
+			(i+3 == len(text) || !alnum(text[i+3]) && text[i+3] < utf8.RuneSelf) {
+			return true
+		}
+	}
+	return false
+}
+
+func alnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}

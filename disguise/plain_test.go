@@ -1,0 +1,25 @@
+package disguise
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPlain(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain text stays", "plain text stays"},
+		{"The сору оf а рарer, Ехpected.", "The copy of a paper, Expected."},
+		{"co\u200Bpy pa\u00ADper", "copy paper"},
+		{"It is   p l a g i a r i s m   o f   a   t e x t .", "It is   plagiarism   of   a   text ."},
+		{"Это пример, сказал он.", "Это пример, сказал он."},
+		{"Příliš žluťoučký kůň, a v k s tím.", "Příliš žluťoučký kůň, avks tím."},
+	} {
+		if got := Plain(c.in); got != c.want {
+			t.Errorf("Plain(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	s := strings.Repeat("ordinary words in a row ", 10)
+	if got := Plain(s); got != s {
+		t.Errorf("Plain changed %q", s)
+	}
+}
