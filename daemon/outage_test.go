@@ -50,7 +50,9 @@ func TestEngine_NoCommitWithoutTheLock(t *testing.T) {
 	e.SetFence(lock)
 	// The session dies (as in a server restart or a network cut); the
 	// watcher pings only every few seconds.
-	pgtest.Exec(t, pool, `select pg_terminate_backend($1)`, int64(lock.pid))
+	// pg_terminate_backend(pid, timeout) waits until the session is gone
+	// (on a loaded machine a run could otherwise commit before it exits).
+	pgtest.Exec(t, pool, `select pg_terminate_backend($1, 10000)`, int64(lock.pid))
 	if _, err := e.Run(context.Background(), false); !errors.Is(err, ErrLockLost) {
 		t.Fatalf("run after the lock session died: %v, want ErrLockLost", err)
 	}
