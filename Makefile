@@ -62,8 +62,8 @@ test: ## go vet, then every test (unit, property, integration) against a throwaw
 	echo "PostgreSQL server binaries: $$pgbin"; \
 	echo "== go vet ./..."; $(GO) vet ./... || exit 1; \
 	echo "== go test ./..."; \
-	PATH="$$pgbin:$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...; rc=$$?; \
-	if [ -z "$$PLAGD_BROWSER" ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null \
+	rc=0; PATH="$$pgbin:$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./... || rc=$$?; \
+	if [ -z "$${PLAGD_BROWSER:-}" ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null \
 	  && ! command -v google-chrome >/dev/null && ! command -v google-chrome-stable >/dev/null; then \
 	  echo "NOTE: no Chromium found: the browser tests of web/ were SKIPPED (apt-get install chromium, or set PLAGD_BROWSER=PATH)"; \
 	else echo "browser tests ran (Chromium found)"; fi; \
@@ -100,7 +100,7 @@ screenshots: ## regenerate docs/screenshots/ with the browser test (needs chromi
 	@pgbin=$$(scripts/ensure-postgres.sh); \
 	mkdir -p docs/screenshots; \
 	PLAGD_SCREENSHOTS="$(CURDIR)/docs/screenshots" PLAGD_REQUIRE_BROWSER=1 PATH="$$pgbin:$$PATH" \
-	  $(GO) test -count=1 -run Browser -v ./web/
+	  $(GO) test -count=1 -run 'Browser|TestReportPDF$$' -v ./web/
 
 clean: ## remove bin/ (the local database in ./.data is kept: 'make down && rm -rf .data' removes it)
 	rm -rf bin

@@ -30,6 +30,12 @@ func TestReportPDF(t *testing.T) {
 		if cd := r.header.Get("Content-Disposition"); !strings.Contains(cd, fmt.Sprintf("plagd-report-%d-My-Essay-on-Mills.pdf", a.essay)) {
 			t.Fatalf("%s: Content-Disposition %q", path, cd)
 		}
+		if dir := os.Getenv(e2eEnvScreenshots); dir != "" && strings.HasPrefix(path, "/documents/") {
+			// make screenshots keeps the server's printed report beside the pages
+			if err := os.WriteFile(filepath.Join(dir, "report-server.pdf"), []byte(r.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		text := pdfText(t, r.body)
 		for _, want := range []string{"similarity index", "Water Mills of the Valley", "by teacher",
 			"Left out of the figures: the bibliography and common text",
