@@ -69,6 +69,9 @@ func Scan(text string) []Flag {
 	invNames := map[string]bool{}
 	for k, w := range words {
 		word := text[w.Start:w.End]
+		if isASCII(word) {
+			continue // no look-alike of another script, no invisible character
+		}
 		// A word wholly in look-alikes counts only between two Latin words.
 		whole := dominant == "Latin" && k > 0 && k+1 < len(words) &&
 			latinWord(text[words[k-1].Start:words[k-1].End]) && latinWord(text[words[k+1].Start:words[k+1].End])
@@ -173,9 +176,22 @@ func joinKeys(m map[string]bool) string {
 // them before joining letter-spaced runs: maximal runs of letters, numbers
 // and marks, with the invisible characters between two of them inside.
 func scanWords(text string) []Span {
-	var ws []Span
+	ws := make([]Span, 0, len(text)/6+1) // about one word in six bytes of prose
 	start := -1
 	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			// ASCII, most of most texts: a letter or digit, or a separator.
+			if asciiWordByte(c) {
+				if start < 0 {
+					start = i
+				}
+			} else if start >= 0 {
+				ws = append(ws, Span{start, i})
+				start = -1
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if wordRune(r) {
 			if start < 0 {
@@ -262,8 +278,17 @@ func scriptOf(r rune) string {
 // its first letters).
 func dominantScript(text string) string {
 	counts := map[string]int{}
-	n := 0
+	n, latin := 0, 0
 	for _, r := range text {
+		if r < utf8.RuneSelf {
+			if r|0x20 >= 'a' && r|0x20 <= 'z' {
+				latin++
+				if n++; n == 20000 {
+					break
+				}
+			}
+			continue
+		}
 		if !unicode.IsLetter(r) {
 			continue
 		}
@@ -271,6 +296,9 @@ func dominantScript(text string) string {
 		if n++; n == 20000 {
 			break
 		}
+	}
+	if latin > 0 {
+		counts["Latin"] += latin
 	}
 	best, bestN := "", 0
 	for s, c := range counts {
@@ -385,4 +413,20 @@ func invisibleName(r rune) string {
 		return "variation selectors"
 	}
 	return "invisible format characters"
+}
+
+// isASCII reports whether s holds only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiWordByte reports whether an ASCII byte belongs to a word (wordRune
+// for ASCII: a letter or a digit).
+func asciiWordByte(c byte) bool {
+	return c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9'
 }
