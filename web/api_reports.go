@@ -159,10 +159,11 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	admin := who(r).seesRestricted()
+	near, _ := s.nearDupsOf(r.Context(), doc.ID)
+	rq.NearDups = nearDupIDs(near) // left out of the figures unless versions=1
 	f := rq.filter()
 	b := reportBody(raw.Filter(f), f, !raw.Restricted || admin, admin)
 	b.Status = doc.Status
-	near, _ := s.nearDupsOf(r.Context(), doc.ID)
 	rel := s.relatedOf(r.Context(), doc.ID)
 	writeJSON(w, http.StatusOK, apiDocReportBody{apiReportBody: b.withNearDups(near), Related: rel.List, RelatedError: rel.Err})
 }

@@ -268,11 +268,20 @@ func TestNearDups_ReportPage(t *testing.T) {
 	for _, w := range []string{
 		fmt.Sprintf(`<a href="/documents/%d">Original essay</a>`, idA),
 		fmt.Sprintf(`href="/documents/%d/compare/%d">Side by side</a>`, idB, idA),
-		fmt.Sprintf(`data-source="%d"`, idA),
+		// A, its earlier version, is listed apart and not counted (issue 19
+		// item 4: the resubmission once hid the real source at 98.8 %)
+		`id="versions"`, "not counted", `id="versions-toggle"`, "Count them",
 	} {
 		if !strings.Contains(p, w) {
 			t.Errorf("B's report lacks %q", w)
 		}
+	}
+	if strings.Contains(p, fmt.Sprintf(`data-source="%d"`, idA)) {
+		t.Errorf("B's report lists its near-duplicate A among the sources")
+	}
+	withA := a.page("teacher", fmt.Sprintf("/documents/%d?versions=1", idB))
+	if !strings.Contains(withA, "counted in the figures, as asked") || overallOf(t, withA) <= overallOf(t, p) {
+		t.Errorf("with versions=1 the figure is %v, without %v: want it higher when A counts", overallOf(t, withA), overallOf(t, p))
 	}
 	if strings.Contains(p[nd:src], ">pending</span>") {
 		t.Errorf("A is marked pending after the run")
@@ -382,4 +391,10 @@ func TestNearDups_Check(t *testing.T) {
 	if after != before {
 		t.Fatalf("checks stored hashes: %d → %d", before, after)
 	}
+}
+
+// overallOf is the report page's overall figure, in percent.
+func overallOf(t *testing.T, page string) float64 {
+	t.Helper()
+	return overall(t, page)
 }

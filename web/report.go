@@ -248,6 +248,13 @@ type reportQuery struct {
 	Blocks  bool
 	Common  bool // leave common text out (the default); false counts it
 	Source  int64
+	// Versions counts the document's near-duplicates (earlier versions of
+	// the same submission, the same text uploaded twice) as sources; by
+	// default they are listed apart and left out of the figures.
+	Versions bool
+	// NearDups are the document's near-duplicates, filled in by the
+	// handler (not part of the address).
+	NearDups []int64
 }
 
 // parseReportQuery reads the filters; a value that makes no sense is
@@ -295,6 +302,9 @@ func parseReportQuery(q url.Values) (reportQuery, error) {
 	if rq.Common, err = anyFlag(q, "common", true); err != nil {
 		return rq, err
 	}
+	if rq.Versions, err = anyFlag(q, "versions", false); err != nil {
+		return rq, err
+	}
 	if v := strings.TrimSpace(q.Get("source")); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
@@ -333,8 +343,11 @@ func (rq reportQuery) exclusions() passage.Exclusions {
 
 // filter is the daemon's filter for the query.
 func (rq reportQuery) filter() report.Filter {
-	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: slices.Clone(rq.Exclude), Exclusions: rq.exclusions(),
-		MinWords: rq.Words}
+	ex := slices.Clone(rq.Exclude)
+	if !rq.Versions {
+		ex = append(ex, rq.NearDups...)
+	}
+	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: ex, Exclusions: rq.exclusions(), MinWords: rq.Words}
 }
 
 // values is the query in its canonical form, without the defaults;
@@ -367,6 +380,9 @@ func (rq reportQuery) values(withSources bool) url.Values {
 	}
 	if rq.Words > 0 {
 		v.Set("words", strconv.Itoa(rq.Words))
+	}
+	if rq.Versions {
+		v.Set("versions", "1")
 	}
 	return v
 }
@@ -537,26 +553,29 @@ type reportView struct {
 // reportRegion is the part of the page the filters change: JS fetches it
 // alone (partial=1) and swaps it in, so figures come from one place.
 type reportRegion struct {
-	Query       string // the canonical filter query, for the address bar
-	PDF         string // the printed report with these filters; "" for a check
-	Coverage    float64
-	Chunks      int
-	Sources     []sourceRow // at or above the minimum, rank order, excluded ones included
-	Counted     int         // sources that count (not excluded, with a passage)
-	Scattered   []sourceRow // sources sharing chunks but no passage: listed apart, not counted
-	Passages    int         // passages of the sources that count
-	Below       int         // sources under the minimum, not listed
-	MinText     string
-	Exclusions  string // "quotations, block quotes and the bibliography are left out", or ""
-	Focus       *sourceRow
-	All         string // this report with every source highlighted (when focused)
-	TextHidden  bool   // a restricted document, for someone not an admin
-	Text        []segment
-	Legend      []sourceRow // sources with passages in the text
-	Common      int         // stretches of common text in the document, template text not included
-	Templates   []string    // the registered templates whose text the document carries, by name
-	CountCommon bool        // the teacher counts common text
-	Partial     bool
+	Query         string // the canonical filter query, for the address bar
+	PDF           string // the printed report with these filters; "" for a check
+	Coverage      float64
+	Chunks        int
+	Sources       []sourceRow // at or above the minimum, rank order, excluded ones included
+	Counted       int         // sources that count (not excluded, with a passage)
+	Scattered     []sourceRow // sources sharing chunks but no passage: listed apart, not counted
+	Versions      []sourceRow // near-duplicates (earlier versions): listed apart, counted only when asked
+	CountVersions bool
+	VersionsLink  string // the report with the versions counted, or left out again
+	Passages      int    // passages of the sources that count
+	Below         int    // sources under the minimum, not listed
+	MinText       string
+	Exclusions    string // "quotations, block quotes and the bibliography are left out", or ""
+	Focus         *sourceRow
+	All           string // this report with every source highlighted (when focused)
+	TextHidden    bool   // a restricted document, for someone not an admin
+	Text          []segment
+	Legend        []sourceRow // sources with passages in the text
+	Common        int         // stretches of common text in the document, template text not included
+	Templates     []string    // the registered templates whose text the document carries, by name
+	CountCommon   bool        // the teacher counts common text
+	Partial       bool
 }
 
 // pdfLink is the address of the printed report of a stored document's
@@ -638,6 +657,10 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			reg.Templates = append(reg.Templates, c.Template)
 		}
 	}
+	reg.CountVersions = rq.Versions
+	flipped := rq
+	flipped.Versions = !rq.Versions
+	reg.VersionsLink = withQuery(base, flipped.values(true))
 	unfocused := rq
 	unfocused.Source = 0
 	reg.All = withQuery(base, unfocused.values(true)) + "#text"
@@ -652,6 +675,16 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			Link:    "/documents/" + strconv.FormatInt(s.ID, 10),
 			Compare: withQuery(base+"/compare/"+strconv.FormatInt(s.ID, 10), compareQuery),
 			Only:    withQuery(base, focused.values(true)) + "#text"}
+		if slices.Contains(rq.NearDups, s.ID) {
+			// An earlier version of the same submission, or the same text
+			// uploaded again: its own group, counted only when asked.
+			row.Excluded = row.Excluded || !rq.Versions
+			if !row.Excluded && row.Passages > 0 {
+				reg.Counted++
+			}
+			reg.Versions = append(reg.Versions, row)
+			continue
+		}
 		if len(raw.Sources[i].Passages) == 0 && !row.Excluded {
 			// No passage at all: chunks shared here and there (names,
 			// set phrases), nothing to highlight, nothing counted.
@@ -665,10 +698,12 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 		}
 		reg.Sources = append(reg.Sources, row)
 	}
-	for i := range reg.Sources {
-		rows[reg.Sources[i].ID] = &reg.Sources[i]
-		if reg.Sources[i].ID == rq.Source {
-			reg.Focus = &reg.Sources[i]
+	for _, group := range [][]sourceRow{reg.Sources, reg.Versions} {
+		for i := range group {
+			rows[group[i].ID] = &group[i]
+			if group[i].ID == rq.Source {
+				reg.Focus = &group[i]
+			}
 		}
 	}
 	if !seeText {
@@ -685,7 +720,7 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			inLegend[s.ID] = true
 		}
 	}
-	for _, row := range reg.Sources {
+	for _, row := range append(slices.Clone(reg.Sources), reg.Versions...) {
 		if inLegend[row.ID] {
 			reg.Legend = append(reg.Legend, row)
 		}

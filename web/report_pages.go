@@ -157,6 +157,13 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		v.Refresh = pendingRefreshSeconds
 	}
 	var sources []report.SourceReport // the report's, for the near-duplicates' side-by-side links
+	var near nearDupResult
+	checked := false
+	if doc.Status == "indexed" || doc.Status == "pending" {
+		near, checked = s.nearDupsOf(ctx, id)
+		rq.NearDups = nearDupIDs(near)
+		v.Q = rq
+	}
 	if v.NoReport == "" {
 		raw, err := s.rawReport(ctx, id, !rq.Common)
 		switch {
@@ -179,8 +186,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if r.URL.Query().Get("partial") != "1" && (doc.Status == "indexed" || doc.Status == "pending") {
-		res, checked := s.nearDupsOf(ctx, id)
-		v.NearDups = s.nearDupView(res, v.Base, sources, doc.Status == "pending")
+		v.NearDups = s.nearDupView(near, v.Base, sources, doc.Status == "pending")
 		v.NearDups.Unchecked = !checked
 	}
 	if doc.Status == "indexed" || doc.Status == "pending" {

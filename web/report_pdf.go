@@ -74,13 +74,15 @@ func (s *Server) writeReportPDF(w http.ResponseWriter, r *http.Request, raw repo
 			rq = saved
 		}
 	}
+	near, _ := s.nearDupsOf(r.Context(), raw.Doc)
+	rq.NearDups = nearDupIDs(near) // left out of the figures unless versions=1
 	rep := raw.Filter(rq.filter())
 	h := reportHeader(rep)
 	b, err := reportpdf.Render(reportpdf.Input{
 		Report:       rep,
 		Name:         h.Name(),
 		SourceName:   func(src report.SourceReport) string { return sourceHeader(src).Name() },
-		Exclusions:   withWords(exclusionNote(rq.exclusions()), rq.Words),
+		Exclusions:   withVersions(withWords(exclusionNote(rq.exclusions()), rq.Words), rq),
 		GeneratedBy:  p.User.Name,
 		GeneratedAt:  s.now(),
 		TextHidden:   rep.Restricted && !p.seesRestricted(),
@@ -119,6 +121,19 @@ func reviewLine(rv store.ReportReview) string {
 		line += ": " + rv.Note
 	}
 	return line + "."
+}
+
+// withVersions adds the near-duplicates left out to the words of the
+// exclusions.
+func withVersions(note string, rq reportQuery) string {
+	if rq.Versions || len(rq.NearDups) == 0 {
+		return note
+	}
+	v := "earlier versions and near-duplicates"
+	if note == "" {
+		return v
+	}
+	return note + "; " + v
 }
 
 // noReportReason says why a document has no report, in the words the

@@ -744,6 +744,8 @@ func TestReportQuery_Parse(t *testing.T) {
 		{"quotes=0&quotes=0", reportQuery{Quotes: false, Bib: true, Blocks: false, Common: true}, false},
 		{"common=0", reportQuery{Quotes: true, Bib: true, Blocks: true, Common: false}, false},
 		{"words=8&common=0", reportQuery{Words: 8, Quotes: true, Bib: true, Blocks: true, Common: false}, false},
+		{"versions=1", reportQuery{Quotes: true, Bib: true, Blocks: true, Common: true, Versions: true}, false},
+		{"versions=maybe", reportQuery{}, true},
 		{"words=-1", reportQuery{}, true},
 		{"words=many", reportQuery{}, true},
 		{"common=2", reportQuery{}, true},

@@ -12,7 +12,7 @@ import (
 
 // filterParams are the report page's filter parameters: an address with
 // any of them shows those filters, one without shows the saved ones.
-var filterParams = []string{"min", "exclude", "quotes", "bib", "blocks", "common", "words"}
+var filterParams = []string{"min", "exclude", "quotes", "bib", "blocks", "common", "words", "versions"}
 
 func hasFilters(q url.Values) bool {
 	for _, p := range filterParams {
