@@ -100,28 +100,7 @@ func Lines(lines []string) []byte {
 	}
 	pages = append(pages, lines)
 
-	var b bytes.Buffer
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
-	// The binary comment marks the file as binary for transfer programs.
-	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	// Objects: 1 catalog, 2 page tree, 3 font, then per page its page
-	// dictionary (4+2i) and its content stream (5+2i).
-	kids := make([]string, len(pages))
-	for i := range pages {
-		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
-	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)))
-	widths := make([]string, len(helvetica))
-	for i, w := range helvetica {
-		widths[i] = fmt.Sprint(w)
-	}
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 126 /Widths [" +
-		strings.Join(widths, " ") + "] >>")
+	contents := make([]string, len(pages))
 	for i, page := range pages {
 		var c strings.Builder
 		y := pageHeight - margin - fontSize
@@ -131,17 +110,9 @@ func Lines(lines []string) []byte {
 			}
 			y -= leading
 		}
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>",
-			pageWidth, pageHeight, 5+2*i))
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", c.Len(), c.String()))
+		contents[i] = c.String()
 	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return b.Bytes()
+	return Pages(contents...)
 }
 
 // escape makes s a PDF literal string's content: backslashes and
@@ -178,6 +149,7 @@ func Pages(contents ...string) []byte {
 		offsets = append(offsets, b.Len())
 		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
 	}
+	// The binary comment marks the file as binary for transfer programs.
 	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	// Objects: 1 catalog, 2 page tree, 3 font, 4 image, then per page its
 	// page dictionary (5+2i) and content stream (6+2i).
