@@ -80,12 +80,7 @@ func dropLateSimilarities(ctx context.Context, tx pgx.Tx, late []int64) error {
 	if len(late) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `
-		with gone as (
-			delete from similarities where doc_id = any($1) or other_id = any($1)
-			returning doc_id)
-		insert into plagd_changes (doc_id, op)
-		select doc_id, 'lost' from gone where not (doc_id = any($1))`, late); err != nil {
+	if err := dropNaming(ctx, tx, "similarities", "lost", late); err != nil {
 		return fmt.Errorf("drop similarities of documents deleted during the run: %w", err)
 	}
 	return nil
@@ -97,12 +92,7 @@ func dropLate(ctx context.Context, tx pgx.Tx, late []int64) error {
 	if len(late) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `
-		with gone as (
-			delete from related where doc_id = any($1) or other_id = any($1)
-			returning doc_id)
-		insert into plagd_changes (doc_id, op)
-		select distinct doc_id, 'lost_related' from gone where not (doc_id = any($1))`, late); err != nil {
+	if err := dropNaming(ctx, tx, "related", "lost_related", late); err != nil {
 		return fmt.Errorf("drop related lists of documents deleted during the run: %w", err)
 	}
 	for _, table := range []string{"document_texts", "document_status", "simhashes", "related_vectors", "routing_features"} {
@@ -111,4 +101,17 @@ func dropLate(ctx context.Context, tx pgx.Tx, late []int64) error {
 		}
 	}
 	return nil
+}
+
+// dropNaming deletes the rows of a list table (similarities, related) that
+// name a late document on either side, and logs op for every remaining
+// list that lost a row, as the delete trigger does for committed lists.
+func dropNaming(ctx context.Context, tx pgx.Tx, table, op string, late []int64) error {
+	_, err := tx.Exec(ctx, `
+		with gone as (
+			delete from `+table+` where doc_id = any($1) or other_id = any($1)
+			returning doc_id)
+		insert into plagd_changes (doc_id, op)
+		select doc_id, $2 from gone where not (doc_id = any($1))`, late, op)
+	return err
 }
