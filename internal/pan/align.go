@@ -40,7 +40,7 @@ type AlignSettings struct {
 // plagd-lab pan-gen (docs/QUALITY.md): a plateau, not a peak; neighbouring
 // values score within a few hundredths.
 func DefaultAlignSettings() AlignSettings {
-	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 150, MinWords: 20, MinShared: 6,
+	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 120, MinWords: 20, MinShared: 6,
 		GapPenalty: passage.DefaultGapPenalty, MinDensity: passage.DefaultMinDensity,
 		SupportWords: passage.DefaultSupportWords, SupportDrift: passage.DefaultSupportDrift}
 }
