@@ -143,33 +143,48 @@ func Width(s string, size float64) float64 { return width(s) * size / fontSize }
 // for tests that need operators Lines does not write (colours, text render
 // modes, positions off the page, an image under the text).
 func Pages(contents ...string) []byte {
-	var b bytes.Buffer
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, b.Len())
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
-	// The binary comment marks the file as binary for transfer programs.
-	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	// Objects: 1 catalog, 2 page tree, 3 font, 4 image, then per page its
 	// page dictionary (5+2i) and content stream (6+2i).
 	kids := make([]string, len(contents))
 	for i := range contents {
 		kids[i] = fmt.Sprintf("%d 0 R", 5+2*i)
 	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(contents)))
 	widths := make([]string, len(helvetica))
 	for i, w := range helvetica {
 		widths[i] = fmt.Sprint(w)
 	}
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 126 /Widths [" +
-		strings.Join(widths, " ") + "] >>")
-	obj("<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length 1 >>\nstream\n\x80\nendstream")
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(contents)),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /FirstChar 32 /LastChar 126 /Widths [" +
+			strings.Join(widths, " ") + "] >>",
+		"<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length 1 >>\nstream\n\x80\nendstream",
+	}
 	for i, c := range contents {
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> /Contents %d 0 R >>",
-			pageWidth, pageHeight, 6+2*i))
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c), c))
+		objs = append(objs,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> /Contents %d 0 R >>",
+				pageWidth, pageHeight, 6+2*i),
+			Stream(c))
+	}
+	return File(objs...)
+}
+
+// Stream is the body of a stream object holding content.
+func Stream(content string) string {
+	return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content)
+}
+
+// File writes a PDF file of the given object bodies, numbered 1, 2, … in
+// order (object 1 must be the catalog), with its cross-reference table and
+// trailer: the part of a PDF writer every test file shares.
+func File(objects ...string) []byte {
+	var b bytes.Buffer
+	// The binary comment marks the file as binary for transfer programs.
+	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+	offsets := make([]int, len(objects))
+	for i, body := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, body)
 	}
 	xref := b.Len()
 	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
