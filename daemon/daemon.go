@@ -263,7 +263,7 @@ func (d *Daemon) watchChanges(ctx context.Context) {
 			debounce = wait()
 		case <-poll.C:
 			d.refreshGauges(ctx)
-			if n, err := engine.PendingChanges(ctx, d.pool); err == nil && n > 0 && debounce == nil {
+			if n, err := engine.PendingChanges(ctx, d.pool); err == nil && n+engine.QueuedIndexes(ctx, d.pool) > 0 && debounce == nil {
 				debounce = wait()
 			}
 		case <-debounce:

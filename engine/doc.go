@@ -25,7 +25,13 @@
 //     features' tables, the consumed change log and the run's row are written
 //     in ONE transaction, checked last against the Fence (the daemon's master
 //     lock); only after COMMIT are the nodes' new slices made current, and the
-//     index files of the generation are saved (indexstore.go).
+//     index files of the generation are saved (indexstore.go);
+//  6. similarity index (simindex.go): the commit also queued every document
+//     whose similarity index (report.Index) the run may have changed; right
+//     after COMMIT the run computes their indexes from the committed texts
+//     and lists, as their reports are made, and stores them
+//     (similarity_index), batch by batch. A refresh cut short leaves the
+//     rest queued for the next run, which finishes it first.
 //
 // Every failure before COMMIT leaves the last committed run intact and the
 // change log unconsumed, so the next run picks up every pending change. The
@@ -40,7 +46,8 @@
 //
 // Data in: documents and plagd_changes (PostgreSQL), the data directory.
 // Data out: similarities, document_texts, document_status, simhashes,
-// related_vectors/related_lists, routing_features, runs; index files.
+// related_vectors/related_lists, routing_features, similarity_index, runs;
+// index files.
 // The engine has no HTTP, no schedule and no lock of its own: the daemon
 // (package daemon) decides when a run starts and under which lock.
 package engine

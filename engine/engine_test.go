@@ -42,6 +42,7 @@ func checkAgainstReference(t testing.TB, pool *pgxpool.Pool, cfg config.Config, 
 	checkSimhashes(t, pool, cfg, when)
 	checkRelated(t, pool, cfg, when)
 	checkRouting(t, pool, when)
+	checkSimilarityIndex(t, pool, cfg, when)
 	return got
 }
 
@@ -99,7 +100,14 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 				checkAgainstReference(t, pool, cfg, "after incremental run "+strconv.Itoa(run))
 			}
 			incr, incrFlags := enginetest.Stored(t, pool), enginetest.CheckFlags(t, pool, "before the full run")
+			incrIndex, queued := readIndexes(t, pool)
+			if len(queued) > 0 {
+				t.Fatalf("%d similarity indexes still queued after the incremental runs", len(queued))
+			}
 			mustRun(t, e, true)
+			if fullIndex, _ := readIndexes(t, pool); !reflect.DeepEqual(fullIndex, incrIndex) {
+				t.Fatalf("full run's similarity indexes differ from the incremental result:\n%v\n%v", fullIndex, incrIndex)
+			}
 			enginetest.CheckSimilarityKeys(t, pool)
 			if d := enginetest.DiffRows(enginetest.Stored(t, pool), incr); d != "" {
 				t.Fatalf("full run differs from the incremental result:\n%s", d)

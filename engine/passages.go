@@ -49,20 +49,7 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 	if !ok || doc.body == nil {
 		return report.Report{}, fmt.Errorf("document %d has %w: it is pending, failed or deleted", docID, report.ErrNoText)
 	}
-	srcs := make([]report.SourceReport, 0, len(rows))
-	for _, r := range rows {
-		t, ok := texts[r.OtherID]
-		if !ok || t.body == nil {
-			continue // deleted since the run, or its text is gone
-		}
-		rev := 0.0
-		if t.chunks > 0 {
-			rev = float64(r.Shared) / float64(t.chunks)
-		}
-		s := t.source(r.OtherID)
-		s.Similarity, s.Reverse, s.Shared = r.Similarity, rev, r.Shared
-		srcs = append(srcs, s)
-	}
+	srcs := sourceReports(rows, texts)
 	tpl, err := loadTemplates(ctx, pool, cfg.Params(), 0)
 	if err != nil {
 		return report.Report{}, err

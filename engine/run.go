@@ -45,6 +45,9 @@ type RunReport struct {
 	// TextsReused counts the files whose text the run took from what ingest
 	// read at upload (same bytes, same reader) instead of extracting again.
 	TextsReused int64
+	// Indexes counts the similarity indexes computed after the commit
+	// (RefreshIndex), queued by this run or left queued before it.
+	Indexes int
 }
 
 // Run performs one run and commits it. full forces a full recomputation; an
@@ -53,8 +56,16 @@ type RunReport struct {
 func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) {
 	start := time.Now()
 	rep = RunReport{Phases: map[string]time.Duration{}}
-	if full, err = e.chooseKind(ctx, full, &rep); err != nil || rep.Kind == "none" {
+	if full, err = e.chooseKind(ctx, full, &rep); err != nil {
 		return rep, err
+	}
+	if rep.Kind == "none" {
+		// Header edits queue similarity indexes without a pending change,
+		// and a refresh cut short leaves some queued.
+		if err := e.refreshAfterRun(ctx, &rep, e.log); err != nil {
+			return rep, fmt.Errorf("similarity index: %w", err)
+		}
+		return rep, nil
 	}
 	runID, err := startRun(ctx, e.pool, rep.Kind, e.settings())
 	if err != nil {
@@ -96,6 +107,9 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)
 	}
 	rep.Duration = time.Since(start) // the run counts as done when it is committed
+	if err := e.refreshAfterRun(ctx, &rep, log); err != nil {
+		return rep, fmt.Errorf("run %d committed, but its similarity indexes are not all stored (the next run finishes them): %w", runID, err)
+	}
 	if e.SaveInBackground {
 		// The in-memory index is current; the files only serve a restart, so
 		// the next run need not wait for them (slices are immutable once committed).
@@ -112,7 +126,7 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 	ev := log.Info().Dur("duration_ms", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
 		Int("failed", rep.Failed).Int("deleted", rep.Deleted).Int("recomputed", rep.Recomputed).
 		Int64("rows", rep.RowsWritten).Int("postings", rep.Postings).Int("nodes", rep.Nodes).
-		Int64("texts_reused", rep.TextsReused)
+		Int64("texts_reused", rep.TextsReused).Int("indexes", rep.Indexes)
 	if e.remote != nil {
 		countBytes()
 		ev = ev.Int64("bytes_to_nodes", rep.BytesToNodes).Int64("bytes_from_nodes", rep.BytesFromNodes)
@@ -202,6 +216,11 @@ func (e *Engine) computeAndCommit(ctx context.Context, runID int64, full bool, r
 	if err != nil {
 		return err
 	}
+	iq, err := e.indexQueueOf(ctx, full, out, cs, rd)
+	if err != nil {
+		return err
+	}
+	updates = append(updates, iq)
 	t := time.Now()
 	st, err := commitRun(ctx, e.pool, e.commitFence(), runID, full, e.cfg.Engine.TopK, out, cs, updates...)
 	rep.Phases["commit"] = time.Since(t)

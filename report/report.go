@@ -38,6 +38,12 @@ type Options struct {
 	// CountCommon counts common and template text as any other: the
 	// teacher's switch.
 	CountCommon bool
+	// SourceDoc, when set, gives the tokenised text of source id (its
+	// Text is text), so that a caller building many reports whose sources
+	// overlap (a run's similarity indexes) tokenises each source once; it
+	// must return what passage.NewDoc would, and may be called from
+	// several goroutines. nil: each source is tokenised here.
+	SourceDoc func(id int64, text string) *passage.Doc
 }
 
 // DefaultOptions exclude quotations, block quotes and the bibliography, as
@@ -147,7 +153,13 @@ func buildRaw(ctx context.Context, p invindex.Params, text string, srcs []Source
 			tok := invindex.NewTokenizer(p)
 			for i := range work {
 				s := &srcs[i]
-				s.Passages = passage.Align(doc, passage.NewDoc(tok, s.Text), opt)
+				var b *passage.Doc
+				if o.SourceDoc != nil {
+					b = o.SourceDoc(s.ID, s.Text)
+				} else {
+					b = passage.NewDoc(tok, s.Text)
+				}
+				s.Passages = passage.Align(doc, b, opt)
 				if s.Passages == nil {
 					s.Passages = []passage.Passage{}
 				}

@@ -40,6 +40,12 @@ type Input struct {
 	// Review says whether the report was reviewed, by whom, when, with
 	// the note ("" prints nothing).
 	Review string
+	// Default says that Report is filtered with the default filters, so
+	// its coverage is the similarity index (report.Index). Otherwise the
+	// coverage is printed as the figure "with these filters", and Index,
+	// when known, as the similarity index beside it.
+	Default bool
+	Index   *float64
 }
 
 // ErrTooLong is returned for a document too long to print.
@@ -129,7 +135,15 @@ func head(f *flow, in Input) {
 			counted++
 		}
 	}
-	f.line(pct(rep.Coverage)+" similarity index", style{bold: true, size: 22, color: accent})
+	if in.Default {
+		f.line(pct(rep.Coverage)+" similarity index", style{bold: true, size: 22, color: accent})
+	} else {
+		f.line(pct(rep.Coverage)+" with these filters", style{bold: true, size: 22, color: accent})
+		if in.Index != nil {
+			f.line("Similarity index (the default filters: quotations, block quotes, the bibliography, common text and earlier versions left out): "+pct(*in.Index),
+				style{size: bodySize, color: ink})
+		}
+	}
 	f.line(fmt.Sprintf("%s of the text lies in passages found in %s; the whole text is the base, so every exclusion can only lower the figure.",
 		pct(rep.Coverage), plural(counted, "source", "sources")), style{size: bodySize, color: ink})
 	ex := in.Exclusions

@@ -42,7 +42,7 @@ func sample(t testing.TB) report.Report {
 
 func input(rep report.Report) Input {
 	return Input{Report: rep, Name: "Mills essay", Exclusions: "quotations, the bibliography",
-		GeneratedBy: "teacher1", GeneratedAt: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)}
+		GeneratedBy: "teacher1", GeneratedAt: time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC), Default: true}
 }
 
 // TestRender: the PDF is one, of the pages it names, and its text (read
@@ -54,23 +54,23 @@ func TestRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Other filters: the figure is the filtered one, the index beside it.
+	in := input(rep)
+	idx := 0.713
+	in.Default, in.Index = false, &idx
+	other, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pdfToText(t, other); !strings.Contains(got, pct(rep.Coverage)+" with these filters") ||
+		!strings.Contains(got, "Similarity index (the default filters") || !strings.Contains(got, "71.3 %") ||
+		strings.Contains(got, pct(rep.Coverage)+" similarity index") {
+		t.Errorf("a report with other filters does not print its figure and the index apart:\n%s", got)
+	}
 	if !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b[len(b)-64:], []byte("%%EOF")) {
 		t.Fatalf("not a PDF file: %.20q … %q", b, b[max(0, len(b)-20):])
 	}
-	pdftotext, err := exec.LookPath("pdftotext")
-	if err != nil {
-		t.Skip("pdftotext (poppler-utils) is not installed: the PDF's text is not checked")
-	}
-	dir := t.TempDir()
-	f := filepath.Join(dir, "r.pdf")
-	if err := os.WriteFile(f, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(pdftotext, "-layout", f, "-").Output()
-	if err != nil {
-		t.Fatalf("pdftotext: %v", err)
-	}
-	got := strings.Join(strings.Fields(string(out)), " ")
+	got := pdfToText(t, b)
 	for _, want := range []string{
 		"Similarity report", "Mills essay", pct(rep.Coverage) + " similarity index",
 		"Left out of the figures: quotations, the bibliography", "by teacher1",
@@ -139,4 +139,23 @@ func TestRender_LongAndHostile(t *testing.T) {
 	if len(pdf) < 10_000 {
 		t.Fatalf("%d bytes for a long text", len(pdf))
 	}
+}
+
+// pdfToText is the text of a PDF, words separated by single spaces
+// (pdftotext -layout); the test is skipped where poppler-utils is missing.
+func pdfToText(t *testing.T, b []byte) string {
+	t.Helper()
+	pdftotext, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext (poppler-utils) is not installed: the PDF's text is not checked")
+	}
+	f := filepath.Join(t.TempDir(), "r.pdf")
+	if err := os.WriteFile(f, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(pdftotext, "-layout", f, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	return strings.Join(strings.Fields(string(out)), " ")
 }

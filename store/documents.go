@@ -197,25 +197,29 @@ func DeleteDocument(ctx context.Context, pool Querier, id int64) error {
 // size, which an embedded Header would move (the answers must not change);
 // Head returns them as a Header.
 type Document struct {
-	ID          int64      `json:"id"`
-	ExternalID  string     `json:"external_id,omitempty"`
-	Title       string     `json:"title,omitempty"`
-	Author      string     `json:"author,omitempty"`
-	Kind        string     `json:"kind,omitempty"`
-	Year        int        `json:"year,omitempty"`
-	Filename    string     `json:"filename,omitempty"`
-	ContentType string     `json:"content_type,omitempty"`
-	Size        int        `json:"size"` // bytes of the file, or of the plain text
-	Restricted  bool       `json:"restricted"`
-	Status      string     `json:"status"` // indexed, failed, pending or deleted (as DocInfo)
-	Error       string     `json:"error,omitempty"`
-	ErrorKind   string     `json:"error_kind,omitempty"`
-	Words       int        `json:"words"`
-	Chunks      int        `json:"chunks"`
-	TopMatch    float64    `json:"top_match"` // highest similarity of this document to another
-	Created     time.Time  `json:"created"`
-	Updated     time.Time  `json:"updated"`
-	Deleted     *time.Time `json:"deleted,omitempty"`
+	ID          int64   `json:"id"`
+	ExternalID  string  `json:"external_id,omitempty"`
+	Title       string  `json:"title,omitempty"`
+	Author      string  `json:"author,omitempty"`
+	Kind        string  `json:"kind,omitempty"`
+	Year        int     `json:"year,omitempty"`
+	Filename    string  `json:"filename,omitempty"`
+	ContentType string  `json:"content_type,omitempty"`
+	Size        int     `json:"size"` // bytes of the file, or of the plain text
+	Restricted  bool    `json:"restricted"`
+	Status      string  `json:"status"` // indexed, failed, pending or deleted (as DocInfo)
+	Error       string  `json:"error,omitempty"`
+	ErrorKind   string  `json:"error_kind,omitempty"`
+	Words       int     `json:"words"`
+	Chunks      int     `json:"chunks"`
+	TopMatch    float64 `json:"top_match"` // highest chunk containment of this document in another (its list's first row)
+	// SimilarityIndex is the document's similarity index (report.Index) as
+	// the last run stored it; nil when it has none yet (pending, failed,
+	// deleted, or queued behind a run that just committed).
+	SimilarityIndex *SimilarityIndex `json:"similarity_index"`
+	Created         time.Time        `json:"created"`
+	Updated         time.Time        `json:"updated"`
+	Deleted         *time.Time       `json:"deleted,omitempty"`
 	// Flags say how the document's text was disguised (package disguise),
 	// as the last run that indexed it found; spans are offsets of its
 	// stored text. None when it was not disguised or has no stored text.
@@ -262,24 +266,30 @@ const documentColumns = `
 	` + documentStatus + `,
 	coalesce(s.error, ''), coalesce(s.error_kind, ''), coalesce(s.words, 0), coalesce(s.chunks, 0),
 	coalesce((select max(x.similarity) from similarities x where x.doc_id = d.id), 0),
-	d.created_at, d.updated_at, d.deleted_at, (select t.flags from document_texts t where t.doc_id = d.id) as flags`
+	d.created_at, d.updated_at, d.deleted_at, (select t.flags from document_texts t where t.doc_id = d.id) as flags,
+	i.value as index_value, i.sources, i.versions, i.top_source, i.top_share, i.run_id`
+
+// documentFrom joins what documentColumns reads.
+const documentFrom = `documents d left join document_status s on s.doc_id = d.id left join similarity_index i on i.doc_id = d.id`
 
 func scanDocument(row pgx.Row) (Document, error) {
 	var d Document
 	var flags []byte
+	var idx nullIndex
 	err := row.Scan(&d.ID, &d.ExternalID, &d.Title, &d.Author, &d.Kind, &d.Year, &d.Filename, &d.ContentType,
 		&d.Size, &d.Restricted, &d.Status, &d.Error, &d.ErrorKind, &d.Words, &d.Chunks, &d.TopMatch,
-		&d.Created, &d.Updated, &d.Deleted, &flags)
+		&d.Created, &d.Updated, &d.Deleted, &flags,
+		&idx.value, &idx.sources, &idx.versions, &idx.top, &idx.share, &idx.run)
 	if err == nil {
 		d.Flags, err = ParseFlags(flags)
+		d.SimilarityIndex = idx.index()
 	}
 	return d, err
 }
 
 // GetDocument reads document id (ErrNoDocument when there is none).
 func GetDocument(ctx context.Context, pool Querier, id int64) (Document, error) {
-	d, err := scanDocument(pool.QueryRow(ctx, `select `+documentColumns+`
-		from documents d left join document_status s on s.doc_id = d.id where d.id = $1`, id))
+	d, err := scanDocument(pool.QueryRow(ctx, `select `+documentColumns+` from `+documentFrom+` where d.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, fmt.Errorf("%w: %d", ErrNoDocument, id)
 	}
@@ -291,12 +301,18 @@ func GetDocument(ctx context.Context, pool Querier, id int64) (Document, error) 
 
 // DocumentQuery selects documents for a list: a search term matched against
 // title, author and external id (case-insensitive substring), a status,
-// flagged documents only, and a page.
+// flagged documents only, a least similarity index, an order and a page.
 type DocumentQuery struct {
 	Search  string
 	Status  string // "" any; indexed, failed, pending or deleted
 	Flagged bool   // only documents whose stored text carries a flag
-	Limit   int    // at most 500; 0 = 50
+	// MinIndex keeps the documents whose similarity index is at least
+	// this share (0-1); 0 keeps all, those without an index too.
+	MinIndex float64
+	// ByIndex orders by similarity index, highest first (ties newest
+	// first); otherwise newest first.
+	ByIndex bool
+	Limit   int // at most 500; 0 = 50
 	Offset  int
 }
 
@@ -307,12 +323,15 @@ func ListDocuments(ctx context.Context, pool Querier, q DocumentQuery) (docs []D
 		q.Limit = 50
 	}
 	q.Limit = min(q.Limit, 500)
-	rows, err := pool.Query(ctx, `select * from (select `+documentColumns+`
-		from documents d left join document_status s on s.doc_id = d.id
+	order := `x.id desc`
+	if q.ByIndex {
+		order = `x.index_value desc nulls last, x.id desc`
+	}
+	rows, err := pool.Query(ctx, `select * from (select `+documentColumns+` from `+documentFrom+`
 		where ($1 = '' or d.title ilike '%' || $1 || '%' or d.author ilike '%' || $1 || '%' or d.external_id ilike '%' || $1 || '%')
 		) x
-		where ($2 = '' or x.status = $2) and (not $5 or x.flags is not null)
-		order by x.id desc limit $3 offset $4`, escapeLike(q.Search), q.Status, q.Limit+1, max(q.Offset, 0), q.Flagged)
+		where ($2 = '' or x.status = $2) and (not $5 or x.flags is not null) and ($6::float8 <= 0 or x.index_value >= $6::float8)
+		order by `+order+` limit $3 offset $4`, escapeLike(q.Search), q.Status, q.Limit+1, max(q.Offset, 0), q.Flagged, q.MinIndex)
 	if err != nil {
 		return nil, false, fmt.Errorf("list documents: %w", err)
 	}

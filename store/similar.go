@@ -142,3 +142,30 @@ func SimilarExternalIDs(ctx context.Context, q Querier, from, to string) ([][2]s
 	}
 	return out, nil
 }
+
+// SimilarLists reads the similarity lists of ids at once, each in the
+// order Similar gives (most shared chunks first, ties by other_id), with
+// the figures only: other_id, shared chunks and similarity. Documents
+// without a list are missing from the map.
+func SimilarLists(ctx context.Context, q Querier, ids []int64) (map[int64][]SimilarRow, error) {
+	rows, err := q.Query(ctx, `
+		select doc_id, other_id, shared_chunks, similarity from similarities
+		where doc_id = any($1) order by doc_id, shared_chunks desc, other_id`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read similarity lists: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64][]SimilarRow, len(ids))
+	for rows.Next() {
+		var doc int64
+		var r SimilarRow
+		if err := rows.Scan(&doc, &r.OtherID, &r.Shared, &r.Similarity); err != nil {
+			return nil, fmt.Errorf("read similarity lists: %w", err)
+		}
+		out[doc] = append(out[doc], r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read similarity lists: %w", err)
+	}
+	return out, nil
+}

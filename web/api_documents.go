@@ -99,8 +99,27 @@ func (s *Server) apiListDocuments(w http.ResponseWriter, r *http.Request) {
 		s.apiDocFail(w, r, problemf(errBadRequest, "flagged %q: use 1 for the documents whose text was disguised, or leave it out for all", q.Get("flagged")))
 		return
 	}
+	minIndex := 0.0
+	if v := strings.TrimSpace(q.Get("min_index")); v != "" {
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || f < 0 || f > 100 || f != f {
+			s.apiDocFail(w, r, problemf(errBadRequest, "min_index %q is not a percentage: give a number from 0 to 100, such as 25", v))
+			return
+		}
+		minIndex = f / 100
+	}
+	byIndex := false
+	switch q.Get("sort") {
+	case "", "newest":
+	case "index":
+		byIndex = true
+	default:
+		s.apiDocFail(w, r, problemf(errBadRequest, "sort %q: use index for the highest similarity index first, or newest (the default)", q.Get("sort")))
+		return
+	}
 	docs, more, err := store.ListDocuments(r.Context(), s.db, store.DocumentQuery{
-		Search: strings.TrimSpace(q.Get("q")), Status: status, Flagged: flagged, Limit: limit, Offset: offset})
+		Search: strings.TrimSpace(q.Get("q")), Status: status, Flagged: flagged, MinIndex: minIndex, ByIndex: byIndex,
+		Limit: limit, Offset: offset})
 	if err != nil {
 		s.apiDocFail(w, r, err)
 		return

@@ -30,6 +30,16 @@ type apiReportBody struct {
 	TextWithheld bool            `json:"text_withheld,omitempty"`
 	Sources      []apiSourceBody `json:"sources"`
 	Filter       report.Filter   `json:"filter"`
+	// SimilarityIndex is the document's similarity index (report.Index):
+	// coverage under the default filters, which equals Coverage when the
+	// filter is the default one; null when not known (a check, or a
+	// document whose index a run is still computing, asked with common
+	// text counted).
+	SimilarityIndex *float64 `json:"similarity_index"`
+	// Versions are the sources taken for earlier versions or
+	// near-duplicates (report.IsVersion): listed apart and, unless
+	// versions=1, left out of the figures (and so in filter.exclude_sources).
+	Versions []int64 `json:"versions,omitempty"`
 	// NearDuplicates are the documents within neardup.distance bits of
 	// the text (headers only, restricted ones flagged), nearest first,
 	// whatever the filter; empty when none (or, for a document, when it
@@ -160,10 +170,15 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 	}
 	admin := who(r).seesRestricted()
 	near, _ := s.nearDupsOf(r.Context(), doc.ID)
-	rq.NearDups = nearDupIDs(near) // left out of the figures unless versions=1
+	rq.VersionIDs = raw.Versions() // left out of the figures unless versions=1
 	f := rq.filter()
 	b := reportBody(raw.Filter(f), f, !raw.Restricted || admin, admin)
 	b.Status = doc.Status
+	b.Versions = nonNil(rq.VersionIDs)
+	if b.SimilarityIndex, err = s.indexOf(r.Context(), raw, rq); err != nil {
+		s.apiReportFail(w, r, err)
+		return
+	}
 	rel := s.relatedOf(r.Context(), doc.ID)
 	writeJSON(w, http.StatusOK, apiDocReportBody{apiReportBody: b.withNearDups(near), Related: rel.List, RelatedError: rel.Err})
 }

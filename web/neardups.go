@@ -204,13 +204,3 @@ func (s *Server) apiNearDuplicates(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, nearDupList{DocumentID: id, Distance: s.cfg.NearDup.Distance, Checked: checked,
 		NearDuplicates: nonNil(dups)})
 }
-
-// nearDupIDs are the ids of a near-duplicate result: the sources a report
-// lists apart as earlier versions.
-func nearDupIDs(res nearDupResult) []int64 {
-	ids := make([]int64, len(res.List))
-	for i, d := range res.List {
-		ids[i] = d.ID
-	}
-	return ids
-}

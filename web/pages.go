@@ -84,13 +84,18 @@ type documentsData struct {
 	pageBase
 	Query, Status string
 	Flagged       bool // only documents whose text was disguised (?flagged=1)
-	Statuses      []string
-	Docs          []store.Document
-	Prev, Next    string
-	MaxBytes      int64
-	MaxRequest    int64 // the limit of one multipart form (readForm): a manifest and all its files together
-	Formats       string
-	Columns       string // a manifest's columns, for the hint
+	// MinIndex is the least similarity index asked for, in percent (?min_index=);
+	// ByIndex orders by similarity index (?sort=index).
+	MinIndex   int
+	MinIndexes []int // the choices offered
+	ByIndex    bool
+	Statuses   []string
+	Docs       []store.Document
+	Prev, Next string
+	MaxBytes   int64
+	MaxRequest int64 // the limit of one multipart form (readForm): a manifest and all its files together
+	Formats    string
+	Columns    string // a manifest's columns, for the hint
 	// AnyPending: a listed document waits for a run; the page then asks
 	// /api/v1/status and refreshes the table when the run commits.
 	AnyPending bool
@@ -120,7 +125,10 @@ func (s *Server) documentsData(r *http.Request) (documentsData, error) {
 	q := r.URL.Query()
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
+	minIndex, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(q.Get("min_index")), "%"))
+	minIndex = min(max(minIndex, 0), 100)
 	dq := store.DocumentQuery{Search: q.Get("q"), Status: q.Get("status"), Flagged: q.Get("flagged") == "1",
+		MinIndex: float64(minIndex) / 100, ByIndex: q.Get("sort") == "index",
 		Limit: documentsPageSize, Offset: offset}
 	docs, more, err := store.ListDocuments(r.Context(), s.db, dq)
 	if err != nil {
@@ -137,9 +145,16 @@ func (s *Server) documentsData(r *http.Request) (documentsData, error) {
 		if dq.Flagged {
 			v.Set("flagged", "1")
 		}
+		if minIndex > 0 {
+			v.Set("min_index", strconv.Itoa(minIndex))
+		}
+		if dq.ByIndex {
+			v.Set("sort", "index")
+		}
 		return "/documents?" + v.Encode()
 	}
 	data := documentsData{pageBase: s.base(r, "Documents"), Query: dq.Search, Status: dq.Status, Flagged: dq.Flagged,
+		MinIndex: minIndex, MinIndexes: []int{10, 25, 50, 75}, ByIndex: dq.ByIndex,
 		Statuses: []string{"indexed", "pending", "failed", "deleted"}, Docs: docs,
 		MaxBytes: s.cfg.Extract.MaxBytes, MaxRequest: s.cfg.Extract.MaxBytes + 1<<20,
 		Formats: ".pdf,.docx,.odt,.oth,.ott,.odm,.rtf,.html,.htm,.txt,.md,.xml",

@@ -252,9 +252,10 @@ type reportQuery struct {
 	// the same submission, the same text uploaded twice) as sources; by
 	// default they are listed apart and left out of the figures.
 	Versions bool
-	// NearDups are the document's near-duplicates, filled in by the
-	// handler (not part of the address).
-	NearDups []int64
+	// VersionIDs are the sources report.IsVersion takes for earlier
+	// versions or near-duplicates (report.Report.Versions), filled in by
+	// the handler from the raw report (not part of the address).
+	VersionIDs []int64
 }
 
 // parseReportQuery reads the filters; a value that makes no sense is
@@ -341,11 +342,17 @@ func (rq reportQuery) exclusions() passage.Exclusions {
 	return passage.Exclusions{Quotes: rq.Quotes, Bibliography: rq.Bib, BlockQuotes: rq.Blocks, Common: rq.Common}
 }
 
+// isDefault reports whether rq asks for the default filters: those the
+// similarity index is defined with (report.IndexFilter).
+func (rq reportQuery) isDefault() bool {
+	return rq.Min == 0 && len(rq.Exclude) == 0 && rq.Words == 0 && rq.Quotes && rq.Bib && rq.Blocks && rq.Common && !rq.Versions
+}
+
 // filter is the daemon's filter for the query.
 func (rq reportQuery) filter() report.Filter {
 	ex := slices.Clone(rq.Exclude)
 	if !rq.Versions {
-		ex = append(ex, rq.NearDups...)
+		ex = append(ex, rq.VersionIDs...)
 	}
 	return report.Filter{MinSimilarity: rq.Min / 100, ExcludeSources: ex, Exclusions: rq.exclusions(), MinWords: rq.Words}
 }
@@ -553,9 +560,15 @@ type reportView struct {
 // reportRegion is the part of the page the filters change: JS fetches it
 // alone (partial=1) and swaps it in, so figures come from one place.
 type reportRegion struct {
-	Query         string // the canonical filter query, for the address bar
-	PDF           string // the printed report with these filters; "" for a check
-	Coverage      float64
+	Query    string // the canonical filter query, for the address bar
+	PDF      string // the printed report with these filters; "" for a check
+	Coverage float64
+	// Default: the filters are the default ones, so Coverage is the
+	// similarity index; otherwise Index is the index, shown beside (nil:
+	// not known here, for a report that counts common text, whose raw
+	// report cannot give it, of a document whose index is still queued).
+	Default       bool
+	Index         *float64
 	Chunks        int
 	Sources       []sourceRow // at or above the minimum, rank order, excluded ones included
 	Counted       int         // sources that count (not excluded, with a passage)
@@ -646,7 +659,8 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 	for _, s := range final.Sources {
 		passages += len(s.Passages)
 	}
-	reg := &reportRegion{Query: rq.values(true).Encode(), PDF: pdfLink(base, rq), Coverage: final.Coverage, Chunks: raw.Chunks, Passages: passages,
+	reg := &reportRegion{Query: rq.values(true).Encode(), PDF: pdfLink(base, rq), Coverage: final.Coverage,
+		Default: rq.isDefault(), Chunks: raw.Chunks, Passages: passages,
 		Below: len(raw.Sources) - len(shown.Sources), MinText: rq.MinText, Exclusions: withWords(exclusionNote(ex), rq.Words),
 		TextHidden: !seeText, CountCommon: !rq.Common}
 	for _, c := range raw.Common {
@@ -656,6 +670,11 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 		case !slices.Contains(reg.Templates, c.Template):
 			reg.Templates = append(reg.Templates, c.Template)
 		}
+	}
+	if rq.Common {
+		// The raw report leaves common text out, as the index does.
+		x := raw.Index().Value
+		reg.Index = &x
 	}
 	reg.CountVersions = rq.Versions
 	flipped := rq
@@ -675,7 +694,7 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			Link:    "/documents/" + strconv.FormatInt(s.ID, 10),
 			Compare: withQuery(base+"/compare/"+strconv.FormatInt(s.ID, 10), compareQuery),
 			Only:    withQuery(base, focused.values(true)) + "#text"}
-		if slices.Contains(rq.NearDups, s.ID) {
+		if slices.Contains(rq.VersionIDs, s.ID) {
 			// An earlier version of the same submission, or the same text
 			// uploaded again: its own group, counted only when asked.
 			row.Excluded = row.Excluded || !rq.Versions
@@ -1111,4 +1130,20 @@ func wordBoundaryFwd(text string, i int) int {
 		i += size
 	}
 	return i
+}
+
+// indexOf is the similarity index of a stored document's raw report for a
+// page, the API or the print: computed from raw when raw leaves common
+// text out as the index does (the figure is then exact, whatever the
+// stored index's state), else the stored one (nil while none is stored).
+func (s *Server) indexOf(ctx context.Context, raw report.Report, rq reportQuery) (*float64, error) {
+	if rq.Common {
+		x := raw.Index().Value
+		return &x, nil
+	}
+	idx, err := store.GetSimilarityIndex(ctx, s.db, raw.Doc)
+	if err != nil || idx == nil {
+		return nil, err
+	}
+	return &idx.Value, nil
 }

@@ -161,8 +161,6 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	checked := false
 	if doc.Status == "indexed" || doc.Status == "pending" {
 		near, checked = s.nearDupsOf(ctx, id)
-		rq.NearDups = nearDupIDs(near)
-		v.Q = rq
 	}
 	if v.NoReport == "" {
 		raw, err := s.rawReport(ctx, id, !rq.Common)
@@ -180,7 +178,12 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 				s.pageError(w, r, err)
 				return
 			}
+			rq.VersionIDs = raw.Versions()
+			v.Q = rq
 			v.Region = buildRegion(raw, rq, v.Base, !h.Restricted || who(r).seesRestricted())
+			if v.Region.Index == nil && doc.SimilarityIndex != nil {
+				v.Region.Index = &doc.SimilarityIndex.Value
+			}
 			v.Flags = flagLines(raw.Flags)
 			sources = raw.Sources
 		}

@@ -74,9 +74,13 @@ func (s *Server) writeReportPDF(w http.ResponseWriter, r *http.Request, raw repo
 			rq = saved
 		}
 	}
-	near, _ := s.nearDupsOf(r.Context(), raw.Doc)
-	rq.NearDups = nearDupIDs(near) // left out of the figures unless versions=1
+	rq.VersionIDs = raw.Versions() // left out of the figures unless versions=1
 	rep := raw.Filter(rq.filter())
+	index, err := s.indexOf(r.Context(), raw, rq)
+	if err != nil {
+		s.failPDF(w, r, api, err)
+		return
+	}
 	h := reportHeader(rep)
 	b, err := reportpdf.Render(reportpdf.Input{
 		Report:       rep,
@@ -88,6 +92,8 @@ func (s *Server) writeReportPDF(w http.ResponseWriter, r *http.Request, raw repo
 		TextHidden:   rep.Restricted && !p.seesRestricted(),
 		SourceHidden: func(src report.SourceReport) bool { return src.Restricted && !p.seesRestricted() },
 		Review:       reviewLine(review),
+		Default:      rq.isDefault(),
+		Index:        index,
 	})
 	if err != nil {
 		if errors.Is(err, reportpdf.ErrTooLong) {
@@ -126,7 +132,7 @@ func reviewLine(rv store.ReportReview) string {
 // withVersions adds the near-duplicates left out to the words of the
 // exclusions.
 func withVersions(note string, rq reportQuery) string {
-	if rq.Versions || len(rq.NearDups) == 0 {
+	if rq.Versions || len(rq.VersionIDs) == 0 {
 		return note
 	}
 	v := "earlier versions and near-duplicates"

@@ -37,7 +37,7 @@ func TestReportPDF(t *testing.T) {
 			}
 		}
 		text := pdfText(t, r.body)
-		for _, want := range []string{"similarity index", "Water Mills of the Valley", "by teacher",
+		for _, want := range []string{"with these filters", "Similarity index (the default filters", "Water Mills of the Valley", "by teacher",
 			"Left out of the figures: the bibliography and common text",
 			"Source: restricted; only admins can read its text.", "[1] " + strings.Fields(a.copied)[0]} {
 			if !strings.Contains(text, want) {

@@ -53,13 +53,18 @@ prints them, with the same flags.`,
 			if err != nil {
 				return err
 			}
+			idx, err := store.GetSimilarityIndex(ctx, db, id)
+			if err != nil {
+				return err
+			}
 			if asJSON {
 				return cli.PrintJSON(struct {
-					Document store.DocInfo      `json:"document"`
-					Similar  []store.SimilarRow `json:"similar"`
-				}{doc, rows})
+					Document        store.DocInfo          `json:"document"`
+					SimilarityIndex *store.SimilarityIndex `json:"similarity_index"`
+					Similar         []store.SimilarRow     `json:"similar"`
+				}{doc, idx, rows})
 			}
-			writeSimilar(os.Stdout, doc, rows)
+			writeSimilar(os.Stdout, doc, idx, rows)
 			return nil
 		},
 	}
@@ -68,7 +73,7 @@ prints them, with the same flags.`,
 	return cmd
 }
 
-func writeSimilar(w io.Writer, doc store.DocInfo, rows []store.SimilarRow) {
+func writeSimilar(w io.Writer, doc store.DocInfo, idx *store.SimilarityIndex, rows []store.SimilarRow) {
 	fmt.Fprintf(w, "Document %d", doc.ID)
 	if doc.ExternalID != "" {
 		fmt.Fprintf(w, "  %s", doc.ExternalID)
@@ -81,7 +86,18 @@ func writeSimilar(w io.Writer, doc store.DocInfo, rows []store.SimilarRow) {
 	if doc.Error != "" && doc.Status == "failed" {
 		fmt.Fprintf(w, " (%s)", oneLine(doc.Error, 120))
 	}
-	fmt.Fprintf(w, "\n  chunks: %d (%d words)\n\n", doc.Chunks, doc.Words)
+	fmt.Fprintf(w, "\n  chunks: %d (%d words)\n", doc.Chunks, doc.Words)
+	switch {
+	case idx != nil:
+		fmt.Fprintf(w, "  similarity index: %s of the text in passages from %d source(s)", percent(idx.Value), idx.Sources)
+		if idx.Versions > 0 {
+			fmt.Fprintf(w, "; %d earlier version(s) or near-duplicate(s) left out", idx.Versions)
+		}
+		fmt.Fprintln(w)
+	case doc.Status == "indexed":
+		fmt.Fprintln(w, "  similarity index: being computed after the last run")
+	}
+	fmt.Fprintln(w)
 
 	if len(rows) == 0 {
 		switch doc.Status {

@@ -369,6 +369,10 @@ func Logger(t testing.TB) zerolog.Logger {
 	return zerolog.Nop()
 }
 
+// authors are the few authors the Mutator's documents have ("" none), so
+// that two documents by one author share text now and then.
+var authors = []string{"", "Jana Novakova", "Petr Svoboda"}
+
 // Mutator applies random document changes the way integrators make them.
 type Mutator struct {
 	T    testing.TB
@@ -411,8 +415,8 @@ func (m *Mutator) Step() {
 	switch op := m.Rng.IntN(10); {
 	case op < 4: // add, as text or as a file
 		if m.Rng.IntN(2) == 0 {
-			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, title, text) values ($1, $1, $2)`,
-				"doc-"+strconv.Itoa(m.n), m.C.Text())
+			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, title, author, text) values ($1, $1, nullif($2, ''), $3)`,
+				"doc-"+strconv.Itoa(m.n), authors[m.Rng.IntN(len(authors))], m.C.Text())
 		} else {
 			ext, content := m.C.File()
 			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, filename, content) values ($1, $1 || $2, $3)`,
@@ -438,7 +442,16 @@ func (m *Mutator) Step() {
 		if m.Rng.IntN(2) == 0 {
 			_, err = m.Pool.Exec(ctx, `insert into documents (external_id, text) values ($1, 'too short')`, "short-"+strconv.Itoa(m.n))
 		} else if id, ok := m.Pick("true"); ok {
-			_, err = m.Pool.Exec(ctx, `update documents set title = 'renamed' where id = $1`, id)
+			// A title, an author or an external id: the last two decide
+			// whether a source is an earlier version (report.IsVersion).
+			switch m.Rng.IntN(3) {
+			case 0:
+				_, err = m.Pool.Exec(ctx, `update documents set title = 'renamed' where id = $1`, id)
+			case 1:
+				_, err = m.Pool.Exec(ctx, `update documents set author = $2 where id = $1`, id, authors[m.Rng.IntN(len(authors))])
+			default:
+				_, err = m.Pool.Exec(ctx, `update documents set external_id = external_id || '-v2' where id = $1`, id)
+			}
 		}
 	}
 	if err != nil {
