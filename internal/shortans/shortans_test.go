@@ -152,3 +152,18 @@ func TestScoresFloor(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitTopics(t *testing.T) {
+	sent := func(n int) string { return strings.TrimSpace(strings.Repeat("w ", n)) }
+	long := pangen.Topic{Name: "long", Sentences: []string{sent(10), sent(10), sent(10), sent(10), sent(5)}}
+	short := pangen.Topic{Name: "short", Sentences: []string{sent(10)}}
+	got := SplitTopics([]pangen.Topic{long, short}, 20)
+	var names []string
+	var words []int
+	for _, tp := range got {
+		names, words = append(names, tp.Name), append(words, tp.Words())
+	}
+	if !reflect.DeepEqual(names, []string{"long#1", "long#2", "short"}) || !reflect.DeepEqual(words, []int{20, 25, 10}) {
+		t.Errorf("SplitTopics: %v %v", names, words)
+	}
+}
