@@ -38,6 +38,9 @@ type ScoreOptions struct {
 	// MaxDFShare drops from the TF-IDF vectors terms in more than this
 	// share of the corpus's documents (0: keep all; related.Model).
 	MaxDFShare float64
+	// Report are the report's options for Coverage (zero: the raw report,
+	// passage.Options' defaults).
+	Report report.Options
 }
 
 // Scores computes, without a database, every score of ScoreNames for
@@ -105,7 +108,7 @@ func Scores(ctx context.Context, c *Corpus, opt ScoreOptions) map[string][]float
 		if len(ak) > 0 {
 			out[Similarity][i] = float64(shared) / float64(len(ak))
 		}
-		rep := report.Build(ctx, p, a.Text, []report.SourceReport{{Text: q.Source}}, report.Options{})
+		rep := report.Build(ctx, p, a.Text, []report.SourceReport{{Text: q.Source}}, opt.Report)
 		out[Coverage][i] = rep.Coverage
 		out[Cosine][i] = related.Cosine(model.Vector(ansTerms[i]), srcVec[a.Question])
 		out[Naive5][i] = Containment(NGrams(a.Text, 5), srcGrams[a.Question])
