@@ -2,7 +2,6 @@ package shortans
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +16,9 @@ import (
 
 // goDocTopics are the English prose of the Go distribution's doc folder
 // (the language specification, the memory model, the assembler guide,
-// GODEBUG; BSD-licensed, present wherever the tests build), split into
-// topics of at least minWords words of consecutive sentences.
+// GODEBUG; BSD-licensed, present wherever the tests build): one topic per
+// file, files of at least twice minWords words cut into topics of at least
+// minWords words (SplitTopics), as plagd-lab shortans reads them.
 func goDocTopics(t testing.TB, minWords int) []pangen.Topic {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOROOT").Output()
@@ -32,8 +32,6 @@ func goDocTopics(t testing.TB, minWords int) []pangen.Topic {
 	}
 	seen := map[string]bool{}
 	var topics []pangen.Topic
-	var cur pangen.Topic
-	words := 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -43,18 +41,11 @@ func goDocTopics(t testing.TB, minWords int) []pangen.Topic {
 		if err != nil {
 			continue
 		}
-		for _, s := range pangen.Sentences(text, seen) {
-			if cur.Name == "" {
-				cur.Name = fmt.Sprintf("%s#%d", filepath.Base(f), len(topics))
-			}
-			cur.Sentences = append(cur.Sentences, s)
-			if words += len(strings.Fields(s)); words >= minWords {
-				topics = append(topics, cur)
-				cur, words = pangen.Topic{}, 0
-			}
+		if ss := pangen.Sentences(text, seen); len(ss) > 0 {
+			topics = append(topics, pangen.Topic{Name: filepath.Base(f), Sentences: ss})
 		}
 	}
-	return pangen.DropRepeats(topics)
+	return pangen.DropRepeats(SplitTopics(topics, minWords))
 }
 
 func TestGenerate(t *testing.T) {
@@ -99,7 +90,7 @@ func TestGenerate(t *testing.T) {
 			if n := int(shared*float64(len(grams)) + 0.5); a.Grade == None && n > 6 {
 				t.Errorf("seed %d: original answer shares %d 8-grams with the source:\n%s", seed, n, a.Text)
 			}
-			if a.Grade == Cut && shared < 0.4 {
+			if a.Grade == Cut && shared < 0.3 {
 				t.Errorf("seed %d: near copy shares only %.2f of its 8-grams with the source:\n%s", seed, shared, a.Text)
 			}
 		}
@@ -140,8 +131,9 @@ func TestScoresFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	scores := Scores(context.Background(), c, ScoreOptions{})
-	// Seeds 1-20: similarity and naive5 0.958-0.999 (median 0.978),
-	// coverage 0.908-0.974 (0.930), cosine 0.936-1.000 (0.980).
+	// Seeds 1-20: similarity and naive5 0.956-0.994 (median 0.972),
+	// coverage 0.912-0.964 (0.930), cosine 0.933-0.994 (0.972); seeds
+	// 1-150 stay above the floors.
 	floors := map[string]float64{Similarity: 0.93, Coverage: 0.85, Cosine: 0.9, Naive5: 0.93}
 	for _, n := range ScoreNames {
 		f := Measure(c.Answers(), scores[n])
