@@ -25,12 +25,14 @@
 // removed sentences that occur twice in the prose, or an original could
 // contain a sentence of the source.
 //
-// Measures scores answers (the caller's score of an answer against its
-// question's source: plagd's containment, report coverage, TF-IDF cosine,
-// plain 5-word containment) and gives the ROC AUC of copied (Cut, Light,
-// Heavy) against None, and the mean per grade. Scores (score.go) computes
-// the four scores without a database, from plagd's pure packages, for
-// tests; plagd-lab shortans computes them with a database and a run.
+// Measure takes one score per answer (of the answer against its
+// question's source: plagd's similarity, the report's coverage, the TF-IDF
+// cosine, plain 5-word containment) and gives the ROC AUC of the copied
+// grades (Cut, Light, Heavy) against None (AUC: the Mann-Whitney
+// statistic), of Heavy alone against None, and the mean score per grade.
+// Scores computes the four scores without a database, from plagd's pure
+// packages (invindex, report, related), for tests; plagd-lab shortans
+// computes them as the product does, through a run on PostgreSQL.
 //
 // Generation is deterministic (the same topics and Options give the same
 // corpus) and the package is pure: texts in, texts and figures out.
