@@ -18,6 +18,11 @@
 //   - pan-gen: an English corpus in the PAN text-alignment layout from prose
 //     files on the machine (internal/pangen), for `plagd eval pan`
 //     (docs/QUALITY.md).
+//   - shortans: a short-answer corpus (internal/shortans) stored and run
+//     through the engine, and the ROC AUC with which plagd's similarity,
+//     the report's coverage and the related cosine separate copied answers
+//     from original ones, next to naive 5-word containment
+//     (docs/QUALITY.md, "Short answers").
 //
 // It is the same engine as plagd, with the same global flags, configuration
 // and exit codes (internal/cli): a bench measures exactly what plagd runs.

@@ -13,7 +13,7 @@ func main() {
 	sandbox.Main()
 	g := &cli.Globals{}
 	root := cli.NewRoot("plagd-lab", "Measurements of plagd: speed on generated corpora, text extraction quality, evasion", g)
-	root.AddCommand(newBenchCmd(g), newGenCmd(g), newExtractEvalCmd(g), newPanGenCmd(g), newEvasionCmd(g))
+	root.AddCommand(newBenchCmd(g), newGenCmd(g), newExtractEvalCmd(g), newPanGenCmd(g), newEvasionCmd(g), newShortansCmd(g))
 	addProfileFlag(root)
 	os.Exit(cli.Execute(root))
 }

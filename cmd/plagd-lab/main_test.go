@@ -147,3 +147,35 @@ func TestLab_Evasion(t *testing.T) {
 		t.Fatalf("evasion wrote %d essays", len(essays))
 	}
 }
+
+// TestLab_Shortans: the short-answer corpus from the Go documentation,
+// scored in process and through a run; both agree on plagd's similarity
+// (the database's df cap of 10 barely bites at 100 documents), and a
+// second measurement refuses the filled database.
+func TestLab_Shortans(t *testing.T) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("go env GOROOT: %v", err)
+	}
+	prose := filepath.Join(strings.TrimSpace(string(goroot)), "doc")
+	url := pgtest.NewDB(t)
+	args := []string{"--database", url, "--data-dir", filepath.Join(t.TempDir(), "index"), "shortans", "--json", prose}
+	out, stderr, code := lab(t, args...)
+	var rep shortansReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("shortans: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	if rep.Answers["cut"] != 19 || rep.Answers["none"] != 38 || len(rep.Questions) != 5 || rep.Run == nil {
+		t.Fatalf("shortans report: %+v", rep)
+	}
+	in, db := rep.InProcess["similarity"], rep.Database["similarity"]
+	if db.AUC < 0.93 || db.AUC < in.AUC-0.02 {
+		t.Errorf("similarity AUC: database %.3f, in process %.3f", db.AUC, in.AUC)
+	}
+	if c := rep.Database["coverage"]; c.AUC < 0.85 || c.Mean["cut"] < 0.8 {
+		t.Errorf("coverage through the run: %+v", c)
+	}
+	if _, stderr, code := lab(t, args...); code != cli.ExitFailure || !strings.Contains(stderr, "use a fresh, migrated database") {
+		t.Fatalf("shortans on a filled database: exit %d, stderr %s", code, stderr)
+	}
+}

@@ -111,7 +111,7 @@ func Generate(topics []Topic, opt Options) (*Corpus, error) {
 	}
 	g := &gen{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x70616e67656e)), topics: usable}
 	for _, t := range usable {
-		g.vocab = append(g.vocab, topicWords(t))
+		g.vocab = append(g.vocab, TopicWords(t))
 	}
 	// The pairs of each kind, each with 1..MaxCasesPerPair cases.
 	type plan struct {
@@ -326,8 +326,10 @@ func wordCount(ss []string) int {
 	return n
 }
 
-// topicWords are the distinct plain words of a topic, for random edits.
-func topicWords(t Topic) []string {
+// TopicWords are the distinct plain words of a topic, in order of first
+// occurrence, lower-cased and without surrounding punctuation: the words
+// random edits insert.
+func TopicWords(t Topic) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, s := range t.Sentences {

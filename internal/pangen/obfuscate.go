@@ -1,6 +1,7 @@
 package pangen
 
 import (
+	"math/rand/v2"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,25 +20,31 @@ func (g *gen) obfuscate(kind string, sents []string, vocab []string) string {
 	return strings.Join(sents, " ")
 }
 
-// randomEdits applies PAN's random obfuscation: each word, with a
-// probability drawn per case from 10-30 %, is deleted, replaced by a word
-// of the topic, followed by an inserted word of the topic, or swapped with
-// its successor.
+// randomEdits applies PAN's random obfuscation with a rate drawn per case
+// from 10-30 % (RandomEdits).
 func (g *gen) randomEdits(words, vocab []string) string {
 	rate := 0.1 + 0.2*g.rng.Float64()
+	return strings.Join(RandomEdits(g.rng, words, vocab, rate), " ")
+}
+
+// RandomEdits applies PAN's random obfuscation to words: each word, with
+// probability rate, is deleted, replaced by a word of vocab, followed by an
+// inserted word of vocab, or swapped with its successor. It returns the
+// words unchanged when every one was deleted or vocab is empty.
+func RandomEdits(rng *rand.Rand, words, vocab []string, rate float64) []string {
 	out := make([]string, 0, len(words)+len(words)/4)
 	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if g.rng.Float64() >= rate || len(vocab) == 0 {
+		if rng.Float64() >= rate || len(vocab) == 0 {
 			out = append(out, w)
 			continue
 		}
-		switch g.rng.IntN(4) {
+		switch rng.IntN(4) {
 		case 0: // delete
 		case 1:
-			out = append(out, keepShape(w, vocab[g.rng.IntN(len(vocab))]))
+			out = append(out, KeepShape(w, vocab[rng.IntN(len(vocab))]))
 		case 2:
-			out = append(out, w, vocab[g.rng.IntN(len(vocab))])
+			out = append(out, w, vocab[rng.IntN(len(vocab))])
 		case 3:
 			if i+1 < len(words) {
 				out = append(out, words[i+1], w)
@@ -48,24 +55,31 @@ func (g *gen) randomEdits(words, vocab []string) string {
 		}
 	}
 	if len(out) == 0 {
-		return strings.Join(words, " ")
+		return words
 	}
-	return strings.Join(out, " ")
+	return out
 }
 
 // synonyms replaces, with a probability drawn per case from 60-100 %, each
-// word the thesaurus knows by one of its synonyms.
+// word the thesaurus knows by one of its synonyms (Reword).
 func (g *gen) synonyms(words []string) string {
 	rate := 0.6 + 0.4*g.rng.Float64()
+	return strings.Join(Reword(g.rng, words, rate), " ")
+}
+
+// Reword replaces in place, with probability rate, each word the thesaurus
+// knows by one of its synonyms (KeepShape keeps its capital and
+// punctuation), and returns words.
+func Reword(rng *rand.Rand, words []string, rate float64) []string {
 	for i, w := range words {
 		core := strings.ToLower(strings.Trim(w, `.,;:!?"'()“”‘’`))
 		syn := thesaurus()[core]
-		if len(syn) == 0 || g.rng.Float64() >= rate {
+		if len(syn) == 0 || rng.Float64() >= rate {
 			continue
 		}
-		words[i] = keepShape(w, syn[g.rng.IntN(len(syn))])
+		words[i] = KeepShape(w, syn[rng.IntN(len(syn))])
 	}
-	return strings.Join(words, " ")
+	return words
 }
 
 // reorder shuffles the case's sentences until their order differs (a
@@ -95,9 +109,9 @@ func (g *gen) reorder(sents []string) string {
 	return strings.Join(out, " ")
 }
 
-// keepShape gives repl the leading capital and the surrounding punctuation
-// of w.
-func keepShape(w, repl string) string {
+// KeepShape gives repl the leading capital and the surrounding punctuation
+// of w: a word replaced inside a sentence keeps the sentence's shape.
+func KeepShape(w, repl string) string {
 	lead := len(w) - len(strings.TrimLeft(w, `"'(“‘`))
 	trail := len(strings.TrimRight(w, `.,;:!?"')”’`))
 	if trail < lead {

@@ -199,3 +199,9 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// Synonyms are the thesaurus's synonyms of a lower-case word (nil for a
+// word it does not know), for other generators (internal/shortans) that
+// reword text as this package's synonym cases do. The slice is shared: do
+// not modify it.
+func Synonyms(word string) []string { return thesaurus()[word] }
