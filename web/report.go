@@ -572,6 +572,7 @@ type reportRegion struct {
 	Chunks        int
 	Sources       []sourceRow // at or above the minimum, rank order, excluded ones included
 	Counted       int         // sources that count (not excluded, with a passage)
+	Listed        int         // the sources listed, the earlier versions included when they are counted
 	Scattered     []sourceRow // sources sharing chunks but no passage: listed apart, not counted
 	Versions      []sourceRow // near-duplicates (earlier versions): listed apart, counted only when asked
 	CountVersions bool
@@ -724,6 +725,10 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 				reg.Focus = &group[i]
 			}
 		}
+	}
+	reg.Listed = len(reg.Sources)
+	if rq.Versions {
+		reg.Listed += len(reg.Versions)
 	}
 	if !seeText {
 		return reg
