@@ -50,7 +50,11 @@ func Plain(text string) string {
 				continue
 			}
 			if mapLookAlikes && scriptOf(r) != "Latin" {
-				if p, ok := Prototype(unicode.ToLower(r)); ok {
+				p, ok := CapitalPrototype(r) // "Ν" as "N", not as its fold "ν"
+				if !ok {
+					p, ok = Prototype(unicode.ToLower(r))
+				}
+				if ok {
 					if unicode.IsUpper(r) {
 						p = strings.ToUpper(p)
 					}

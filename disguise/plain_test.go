@@ -11,6 +11,7 @@ func TestPlain(t *testing.T) {
 		{"The сору оf а рарer, Ехpected.", "The copy of a paper, Expected."},
 		{"co\u200Bpy pa\u00ADper", "copy paper"},
 		{"It is   p l a g i a r i s m   o f   a   t e x t .", "It is   plagiarism   of   a   text ."},
+		{"The Νοtice says Υοu may copy Νο part.", "The Notice says You may copy No part."},
 		{"Это пример, сказал он.", "Это пример, сказал он."},
 		{"Příliš žluťoučký kůň, a v k s tím.", "Příliš žluťoučký kůň, avks tím."},
 	} {

@@ -10,7 +10,7 @@ import (
 )
 
 // hashVector pins the output of Words, ChunkIDs and the window fingerprints
-// (N = 5) for HashVersion 3; words and chunk IDs of text without disguises
+// (N = 5) for HashVersion 4; words and chunk IDs of text without disguises
 // are unchanged since HashVersion 1, which had no fingerprints (version 3
 // added the disguised entry, whose hashes are the clean sentence's). These values were generated
 // once and must never change: if this test fails, either the change is a
@@ -223,7 +223,7 @@ var hashVector = []struct {
 }
 
 func TestHashVector(t *testing.T) {
-	if HashVersion != 3 {
+	if HashVersion != 4 {
 		t.Fatalf("HashVersion %d: regenerate hashVector for it", HashVersion)
 	}
 	for _, v := range hashVector {

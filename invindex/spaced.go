@@ -89,7 +89,7 @@ func (t *Tokenizer) joinRun(text string, ws []Word) Word {
 		}
 	} else {
 		// normalize does not write t.spaced: no copy needed.
-		h = t.hashGeneral(unsafe.String(unsafe.SliceData(t.spaced), len(t.spaced)))
+		h = t.hashGeneral(unsafe.String(unsafe.SliceData(t.spaced), len(t.spaced)), text, int(ws[0].Start), int(ws[len(ws)-1].End))
 	}
 	return Word{Start: ws[0].Start, End: ws[len(ws)-1].End, Hash: h}
 }
