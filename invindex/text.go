@@ -81,7 +81,7 @@ type Tokenizer struct {
 	// spaced the letters of a letter-spaced word (joinSpaced); d a word
 	// with its capital look-alikes mapped (latinCapitals).
 	c, spaced, d []byte
-	window    []Word
+	window       []Word
 
 	// Buffers for DocChunks.
 	words   []Word
