@@ -12,6 +12,9 @@ func TestPlain(t *testing.T) {
 		{"co\u200Bpy pa\u00ADper", "copy paper"},
 		{"It is   p l a g i a r i s m   o f   a   t e x t .", "It is   plagiarism   of   a   text ."},
 		{"The Νοtice says Υοu may copy Νο part.", "The Notice says You may copy No part."},
+		{"Y o u m a y n o t u s e t h i s f i l e.", "You may not use this file."},
+		{"Y о u m а y n о t.", "You may not."}, // Cyrillic о, а
+		{"It is D O N I, not N A S A.", "It is DONI, not NASA."},
 		{"Это пример, сказал он.", "Это пример, сказал он."},
 		{"Příliš žluťoučký kůň, a v k s tím.", "Příliš žluťoučký kůň, avks tím."},
 	} {

@@ -16,7 +16,10 @@
 // look differs from its small letter's, Greek "Ν", as written when its word
 // is Latin by its letters or its neighbours, so that genuine Greek words
 // hash alike in both cases); and a letter-spaced
-// word ("p l a g i a r i s m") is one word. Offsets always point into the
+// word ("p l a g i a r i s m") is one word, a letter-spaced sentence whose
+// words are as far apart as its letters ("t h e c a t") the English words
+// an English lexicon finds in it (disguise.SpacedWords). Offsets always
+// point into the
 // text as written, so a disguised word's span includes its invisible
 // characters or its spaces. HashVersion names this definition.
 //

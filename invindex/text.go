@@ -83,6 +83,11 @@ type Tokenizer struct {
 	c, spaced, d []byte
 	window       []Word
 
+	// letters and ends are a letter-spaced run's letters and the ends of
+	// its words (segmentRun).
+	letters []byte
+	ends    []int
+
 	// Buffers for DocChunks.
 	words   []Word
 	keys    []uint64
@@ -132,8 +137,9 @@ func b2i(b bool) int {
 //     separates like any non-letter;
 //   - a letter that looks like ASCII letters (Cyrillic "а", Greek "ο", see
 //     disguise.Prototype) hashes as them, see normalize;
-//   - a letter-spaced word ("p l a g i a r i s m") is one word, see
-//     joinSpaced.
+//   - a letter-spaced word ("p l a g i a r i s m") is one word, and a
+//     letter-spaced sentence with single spaces between its words ("t h e
+//     c a t") its English words, see joinSpaced.
 //
 // The hash of a word is FNV-1a 64 over its normalised UTF-8 form, see
 // normalize. Words made only of ASCII letters and digits, the bulk of most

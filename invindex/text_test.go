@@ -251,7 +251,7 @@ func TestWordsProperties(t *testing.T) {
 			// A word hashes the same on its own as inside the text (but
 			// for two spaced letters, joined only next to a longer run).
 			for _, w := range ws {
-				if n := strings.Count(text[w.Start:w.End], " "); n > 0 && n < disguise.MinSpacedRun-1 {
+				if n := countFunc(text[w.Start:w.End], disguise.IsSpaceLike); n > 0 && n < disguise.MinSpacedRun-1 {
 					continue
 				}
 				// Nor for a look-alike word with a capital look-alike,
@@ -265,6 +265,17 @@ func TestWordsProperties(t *testing.T) {
 			}
 		}
 	}
+}
+
+// countFunc counts the runes of s for which f is true.
+func countFunc(s string, f func(rune) bool) int {
+	n := 0
+	for _, r := range s {
+		if f(r) {
+			n++
+		}
+	}
+	return n
 }
 
 // referenceHash is the hash of word, found at text[s:e): capital
@@ -366,12 +377,32 @@ func referenceWords(text string, strip bool) []Word {
 		for ; next < i; next++ {
 			ws = append(ws, word(next))
 		}
-		var letters string
+		var letters, folded string
 		for _, sp := range spans[i : i+n] {
 			letters += text[sp.s:sp.e]
+			folded += referenceNormalize(text[sp.s:sp.e], strip)
+		}
+		next = i + n
+		// Cut into words when every letter is one ASCII letter or digit
+		// and disguise.SpacedWords finds words.
+		before, after := text[:spans[i].s], text[spans[i+n-1].e:]
+		if i > 0 {
+			before = text[spans[i-1].e:spans[i].s]
+		}
+		if i+n < len(spans) {
+			after = text[spans[i+n-1].e:spans[i+n].s]
+		}
+		if len(folded) == n && strings.Trim(folded, "abcdefghijklmnopqrstuvwxyz0123456789") == "" {
+			if ends := disguise.SpacedWords(folded, before, after, nil); ends != nil {
+				prev := 0
+				for _, e := range ends {
+					ws = append(ws, Word{uint32(spans[i+prev].s), uint32(spans[i+e-1].e), fnv1a([]byte(folded[prev:e]))})
+					prev = e
+				}
+				return
+			}
 		}
 		ws = append(ws, Word{uint32(spans[i].s), uint32(spans[i+n-1].e), hash(letters, spans[i].s, spans[i+n-1].e)})
-		next = i + n
 	})
 	for ; next < len(spans); next++ {
 		ws = append(ws, word(next))
