@@ -44,13 +44,15 @@ const maxUnknownShare = 0.4
 //go:embed english.lex
 var englishLex []byte
 
-// lexicon maps the FNV-1a 64 hash of each word to its tier + 1.
+// lexicon maps the FNV-1a 64 hash of each word to its tier + 1, and of
+// each proper prefix of a word that is no word to 0: a piece whose hash is
+// missing starts no word, so Segment stops looking words up past it.
 var lexicon = sync.OnceValue(func() map[uint64]uint8 {
 	raw, err := io.ReadAll(flate.NewReader(bytes.NewReader(englishLex)))
 	if err != nil {
 		panic("wordseg: the embedded lexicon is corrupt: " + err.Error())
 	}
-	m := make(map[uint64]uint8, 250000)
+	m := make(map[uint64]uint8, 400000)
 	var word []byte
 	tier := uint8(1)
 	for i := 0; i < len(raw); {
@@ -65,7 +67,14 @@ var lexicon = sync.OnceValue(func() map[uint64]uint8 {
 			word = append(word, raw[i]-1+'a')
 			i++
 		}
-		m[fnv(word)] = tier
+		h := uint64(fnvOffset)
+		for k, c := range word {
+			h = (h ^ uint64(c)) * fnvPrime
+			if _, ok := m[h]; !ok && k < len(word)-1 {
+				m[h] = 0
+			}
+		}
+		m[h] = tier
 	}
 	return m
 })
@@ -132,11 +141,15 @@ func Segment(s string, dst []int) []int {
 			}
 			continue
 		}
-		h := uint64(fnvOffset)
+		h, prefix := uint64(fnvOffset), true
 		for j := i + 1; j <= n && j-i <= MaxWord && !digit(s[j-1]); j++ {
-			h = (h ^ uint64(s[j-1])) * fnvPrime
+			var t uint8
+			if prefix {
+				h = (h ^ uint64(s[j-1])) * fnvPrime
+				t, prefix = lex[h]
+			}
 			c, u := 0, 0
-			if t := lex[h]; t > 0 {
+			if t > 0 {
 				c = tierCost[t-1]
 			} else if j-i >= minUnknown {
 				c, u = unknownCost+unknownPerLetter*(j-i), j-i
