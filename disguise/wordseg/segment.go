@@ -19,7 +19,7 @@ const MinLetters = 3
 // costs tierCost of its tier, generated): a number (a maximal run of
 // digits) costs like a common word; any other piece costs unknownCost plus
 // unknownPerLetter per letter (log2 26 bits, a letter drawn at random),
-// more than two common words, so that a sentence of known words is never
+// more than two common words, so that a sentence of known words is seldom
 // explained by an unknown piece.
 const (
 	unknownCost      = 400
