@@ -27,3 +27,35 @@ func TestPlain(t *testing.T) {
 		t.Errorf("Plain changed %q", s)
 	}
 }
+
+func TestCapitalPrototype(t *testing.T) {
+	for r, want := range map[rune]string{'Ν': "n", 'Υ': "y", 'Α': "", 'ν': "", 'N': "", 'В': ""} {
+		got, ok := CapitalPrototype(r)
+		if got != want || ok != (want != "") {
+			t.Errorf("CapitalPrototype(%q) = %q, %v; want %q", r, got, ok, want)
+		}
+	}
+}
+
+func TestSpacedWords(t *testing.T) {
+	for _, c := range []struct {
+		letters, before, after string
+		want                   []int
+	}{
+		{"youmaynot", " ", ".", []int{3, 6, 9}},
+		{"youmaynot", "   ", " ", nil}, // a word of a " ".join sentence
+		{"contract", " ", " ", nil},    // one word
+		{"doni", " ", ",", nil},        // a name
+	} {
+		got := SpacedWords(c.letters, c.before, c.after, nil)
+		if len(got) != len(c.want) {
+			t.Errorf("SpacedWords(%q) = %v, want %v", c.letters, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("SpacedWords(%q) = %v, want %v", c.letters, got, c.want)
+			}
+		}
+	}
+}
