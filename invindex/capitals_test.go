@@ -135,8 +135,12 @@ func TestGreekCataloguesCaseConsistent(t *testing.T) {
 	}
 	t.Logf("%d Greek words in %d catalogues: %d hash differently in capitals (%.3f %%), %d capital words read as Latin",
 		words, len(files), differ, 100*float64(differ)/float64(max(words, 1)), latinRead)
-	if words > 1000 && float64(differ) > 0.002*float64(words) {
-		t.Errorf("%d of %d Greek words hash differently in capitals, want at most 0.2 %%", differ, words)
+	// 0.09 % on the 70 catalogues of the machine docs/QUALITY.md reports
+	// on; other machines ship other catalogues, hence the margin (without
+	// the diacritic and one-letter rules of classify and neighbour it was
+	// 1.2 %).
+	if words > 1000 && float64(differ) > 0.005*float64(words) {
+		t.Errorf("%d of %d Greek words hash differently in capitals, want at most 0.5 %%", differ, words)
 	}
 }
 
