@@ -110,7 +110,6 @@ func TestHeldOut(t *testing.T) {
 				continue
 			}
 			runWords += len(ws)
-			start := map[int]bool{0: true}
 			prev := 0
 			gotSet := map[[2]int]bool{}
 			for _, g := range got {
@@ -124,7 +123,6 @@ func TestHeldOut(t *testing.T) {
 				}
 				prev = w
 			}
-			_ = start
 			if testing.Verbose() && !slices.Equal(got, want) && runs%50 == 0 {
 				t.Logf("%q -> %q", strings.Join(ws, " "), strings.Join(cut(joined, got), " "))
 			}
