@@ -38,6 +38,30 @@ func Prototype(r rune) (string, bool) {
 	return "", false
 }
 
+// CapitalPrototype returns the ASCII letters (lower case) that the
+// upper-case letter r, as written, looks like, when they differ from its
+// case fold's Prototype: "n" for Greek capital "Ν" (whose fold "ν" looks
+// like "v"), "y" for "Υ" (whose fold "υ" looks like "u"). Other letters have
+// none: their capital and small forms have one prototype, or none.
+//
+// Prototype alone cannot tell "No" written with a Greek capital from "vo":
+// both fold to "νο". A genuine Greek word must hash alike in capitals and in
+// small letters, so the capital's own look may only be used where the word
+// is known to be Latin: package invindex decides that from the word's
+// letters and its neighbours (TR39's mixed-script idea, "Unicode Security
+// Mechanisms", Davis and Suignard), Plain from the text's dominant script.
+func CapitalPrototype(r rune) (string, bool) {
+	if r < 0x80 {
+		return "", false
+	}
+	for _, c := range capitals {
+		if c.r == r {
+			return c.p, true
+		}
+	}
+	return "", false
+}
+
 // IsInvisible reports whether r is a character a reader does not see inside a
 // word: the format characters used to hide text from a checker (soft hyphen
 // U+00AD, zero-width space U+200B, zero-width non-joiner and joiner

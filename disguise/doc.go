@@ -17,7 +17,9 @@
 //     internal/protogen (go generate) and committed;
 //   - IsInvisible: the format characters a reader does not see;
 //   - SpacedRuns, with SingleLetter, OneSpace and WideGap: which single
-//     letters form a letter-spaced word;
+//     letters form a letter-spaced word, and SpacedWords: how a run whose
+//     words were spaced like its letters splits into words (subpackage
+//     wordseg, an English lexicon);
 //   - Plain: the text with its disguises undone, for tokenisations that
 //     keep words as strings (package related stems them).
 //

@@ -29,9 +29,32 @@ func Plain(text string) string {
 	dominant := dominantScript(text)
 	// joined[k]: word k and word k+1 are letters of one spaced word.
 	joined := make([]bool, len(words))
+	var letters []byte
+	var ends []int
 	SpacedRuns(text, len(words), func(i int) (int, int) { return words[i].Start, words[i].End }, func(i, n int) {
 		for k := i; k < i+n-1; k++ {
 			joined[k] = true
+		}
+		// A run whose words were as far apart as its letters keeps one
+		// space between the words SpacedWords finds.
+		letters = letters[:0]
+		for k := i; k < i+n; k++ {
+			c, ok := runLetter(text[words[k].Start:words[k].End])
+			if !ok {
+				return
+			}
+			letters = append(letters, c)
+		}
+		before, after := text[:words[i].Start], text[words[i+n-1].End:]
+		if i > 0 {
+			before = text[words[i-1].End:words[i].Start]
+		}
+		if i+n < len(words) {
+			after = text[words[i+n-1].End:words[i+n].Start]
+		}
+		ends = SpacedWords(string(letters), before, after, ends)
+		for _, e := range ends[:len(ends)-min(len(ends), 1)] {
+			joined[i+e-1] = false
 		}
 	})
 	var sb strings.Builder
@@ -50,7 +73,11 @@ func Plain(text string) string {
 				continue
 			}
 			if mapLookAlikes && scriptOf(r) != "Latin" {
-				if p, ok := Prototype(unicode.ToLower(r)); ok {
+				p, ok := CapitalPrototype(r) // "Ν" as "N", not as its fold "ν"
+				if !ok {
+					p, ok = Prototype(unicode.ToLower(r))
+				}
+				if ok {
 					if unicode.IsUpper(r) {
 						p = strings.ToUpper(p)
 					}
@@ -95,4 +122,30 @@ func maybeDisguised(text string) bool {
 
 func alnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// runLetter returns the letter of a letter-spaced run's word w as
+// SpacedWords takes it: a lower-case ASCII letter or digit, a look-alike as
+// its prototype; ok is false for any other letter (and for invisible
+// characters around it, which Plain's words may keep).
+func runLetter(w string) (byte, bool) {
+	if len(w) == 1 && alnum(w[0]) {
+		return w[0] | 0x20, true // lower case; digits have the bit already
+	}
+	var out byte
+	n := 0
+	for _, r := range w {
+		if IsInvisible(r) {
+			continue
+		}
+		p, ok := CapitalPrototype(r)
+		if !ok {
+			p, ok = Prototype(unicode.ToLower(r))
+		}
+		if n++; !ok || len(p) != 1 || n > 1 {
+			return 0, false
+		}
+		out = p[0]
+	}
+	return out, n == 1
 }

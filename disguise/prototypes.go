@@ -280,3 +280,14 @@ var prototypes = [...]prototype{
 	{0x16F42, "u"},  // 𖽂
 	{0x16F43, "y"},  // 𖽃
 }
+
+// capitals maps an upper-case, NFKC-normal letter that looks like ASCII
+// letters other than its case fold's prototype (Greek capital "Ν" looks
+// like "N", its fold "ν" like "v") to those letters, lower case,
+// sorted by rune.
+var capitals = [...]prototype{
+	{0x039D, "n"},  // Ν
+	{0x03A5, "y"},  // Υ
+	{0x118A4, "y"}, // 𑢤
+	{0x118BC, "t"}, // 𑢼
+}

@@ -3,6 +3,8 @@ package disguise
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/plagd/plagd/disguise/wordseg"
 )
 
 // MinSpacedRun is the fewest single letters, one space apart, that make a
@@ -26,11 +28,12 @@ const MinSpacedRun = 3
 // A wider gap (two or more spaces) or any other separator ends a run, so the
 // words of a letter-spaced sentence stay apart when the writer left a wider
 // gap between them. When the gap between words is as narrow as the one
-// between letters ("t h e c a t"), the run is one word, "thecat", that
-// matches nothing: segmenting it needs a lexicon, which this rule does not
-// use. Ordinary prose almost never has three single letters in a row one
-// space apart (enumerations are written "a, b, c"); a test over the
-// repository's sample texts checks that nothing there is joined.
+// between letters ("t h e c a t"), the run holds several words: SpacedWords
+// cuts it into them with an English lexicon (package wordseg), or keeps it
+// one word when the cut is not confident. Ordinary prose almost never has
+// three single letters in a row one space apart (enumerations are written
+// "a, b, c"); a test over the repository's sample texts checks that nothing
+// there is joined.
 func SpacedRuns(text string, n int, span func(i int) (start, end int), found func(i, n int)) {
 	run := func(i int) int { // the length of the run starting at word i (1: none)
 		s, e := span(i)
@@ -155,4 +158,19 @@ func spaces(gap string) int {
 		}
 	}
 	return n
+}
+
+// SpacedWords splits a letter-spaced run into its words when the gap between
+// words was as narrow as the gap between letters ("t h e c a t"): letters
+// is the run's letters, lower-case ASCII letters and digits (a look-alike
+// as its prototype), before and after the gaps around the run. It appends
+// the end of each word in letters to dst[:0], or returns nil to keep the
+// run one word: when either gap is wide (the run is one word of a sentence
+// spaced like " ".join(words)), or when package wordseg is not confident
+// of the cut (a short run, a name, no English words).
+func SpacedWords(letters, before, after string, dst []int) []int {
+	if len(letters) < wordseg.MinLetters || WideGap(before) || WideGap(after) {
+		return nil
+	}
+	return wordseg.Segment(letters, dst)
 }

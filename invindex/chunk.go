@@ -17,7 +17,11 @@ import (
 //	   skipped, look-alike letters hash as their ASCII prototype, and
 //	   letter-spaced words are joined (an index of version 2 is rebuilt
 //	   by a full run: the engine's settings include HashVersion)
-const HashVersion = 3
+//	4  a capital look-alike whose own look differs from its fold's
+//	   (Greek "Ν", "Υ") hashes as written in a Latin word (capitals.go);
+//	   a letter-spaced run whose words were spaced like its letters is
+//	   cut into English words (disguise.SpacedWords)
+const HashVersion = 4
 
 // Window hash constants. They are part of the on-disk format (since
 // HashVersion 1) and must never change.

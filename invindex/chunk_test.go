@@ -10,9 +10,10 @@ import (
 )
 
 // hashVector pins the output of Words, ChunkIDs and the window fingerprints
-// (N = 5) for HashVersion 3; words and chunk IDs of text without disguises
+// (N = 5) for HashVersion 4; words and chunk IDs of text without disguises
 // are unchanged since HashVersion 1, which had no fingerprints (version 3
-// added the disguised entry, whose hashes are the clean sentence's). These values were generated
+// added the disguised entry, whose hashes are the clean sentence's, version
+// 4 the letter-spaced one). These values were generated
 // once and must never change: if this test fails, either the change is a
 // bug, or HashVersion must be bumped and the vector regenerated
 // deliberately.
@@ -59,6 +60,28 @@ var hashVector = []struct {
 			{40, 43, 0x56f5c9194461d57c}, // the
 			{44, 49, 0x0437d9ad903da32f}, // lаzy
 			{50, 53, 0xcaaf3b18f47478e9}, // dog
+		},
+		ids28:    []uint32{0x0b8bdb39, 0x0bf9f747, 0x0748780b, 0x07df25a6, 0x076b921b},
+		ids32:    []uint32{0xb8bdb399, 0xbf9f7470, 0x748780b9, 0x7df25a6a, 0x76b921b9},
+		checks28: []uint8{0x96, 0x0a, 0x9f, 0xac, 0x90},
+		checks32: []uint8{0x63, 0xae, 0xff, 0xcb, 0x07},
+	},
+	{
+		// The first sentence letter-spaced with single spaces between
+		// its words too (HashVersion 4): the run "thequickbrownfox" is
+		// cut into its words (package disguise/wordseg).
+		text:  "T h e q u i c k b r o w n f o x jumps over the lazy dog.",
+		strip: false,
+		words: []Word{
+			{0, 5, 0x56f5c9194461d57c},   // T h e
+			{6, 15, 0x4b6ebd1433656d9c},  // q u i c k
+			{16, 25, 0xea78181e1cf48dcf}, // b r o w n
+			{26, 31, 0xdcb28218fed9eb8e}, // f o x
+			{32, 37, 0xab83b92cbe0deeda}, // jumps
+			{38, 42, 0xc2a38db44454a06f}, // over
+			{43, 46, 0x56f5c9194461d57c}, // the
+			{47, 51, 0x0437d9ad903da32f}, // lazy
+			{52, 55, 0xcaaf3b18f47478e9}, // dog
 		},
 		ids28:    []uint32{0x0b8bdb39, 0x0bf9f747, 0x0748780b, 0x07df25a6, 0x076b921b},
 		ids32:    []uint32{0xb8bdb399, 0xbf9f7470, 0x748780b9, 0x7df25a6a, 0x76b921b9},
@@ -223,7 +246,7 @@ var hashVector = []struct {
 }
 
 func TestHashVector(t *testing.T) {
-	if HashVersion != 3 {
+	if HashVersion != 4 {
 		t.Fatalf("HashVersion %d: regenerate hashVector for it", HashVersion)
 	}
 	for _, v := range hashVector {

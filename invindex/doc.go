@@ -12,8 +12,14 @@
 // disguise reports them): an invisible character inside a word (zero-width
 // space, soft hyphen, joiners, bidirectional controls) neither splits nor
 // changes the word; a letter that looks like ASCII letters (Cyrillic "а",
-// Greek "ο"; Unicode TR39 confusables) hashes as them; and a letter-spaced
-// word ("p l a g i a r i s m") is one word. Offsets always point into the
+// Greek "ο"; Unicode TR39 confusables) hashes as them (a capital whose
+// look differs from its small letter's, Greek "Ν", as written when its word
+// is Latin by its letters or its neighbours, so that genuine Greek words
+// hash alike in both cases); and a letter-spaced
+// word ("p l a g i a r i s m") is one word, a letter-spaced sentence whose
+// words are as far apart as its letters ("t h e c a t") the English words
+// an English lexicon finds in it (disguise.SpacedWords). Offsets always
+// point into the
 // text as written, so a disguised word's span includes its invisible
 // characters or its spaces. HashVersion names this definition.
 //

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/plagd/plagd/disguise"
+	"github.com/plagd/plagd/disguise/wordseg"
 )
 
 // Letter-spaced words. Spacing the letters of a word apart ("p l a g i a r
@@ -12,7 +13,10 @@ import (
 // word; a reader still sees the word. Words joins such a run into one word
 // (the rule, and its limit, are disguise.SpacedRuns'): it spans the run,
 // Start of its first letter to End of its last, and hashes as the
-// concatenation of its letters would.
+// concatenation of its letters would. A run whose words were spaced like
+// its letters ("t h e c a t") is cut into the words disguise.SpacedWords
+// finds, each spanning its letters and hashing as the word written
+// plainly; when the cut is not confident the run stays one word.
 
 // joinSpaced replaces the runs of single-letter words in ws (the words of
 // text) by one word each, see above, and returns ws. Words before ws[from]
@@ -47,7 +51,28 @@ func (t *Tokenizer) joinSpaced(text string, ws []Word, from int) []Word {
 		cur := 0
 		disguise.SpacedRuns(text, len(win), func(k int) (int, int) { return int(win[k].Start), int(win[k].End) }, func(k, n int) {
 			out = append(out, win[cur:k]...)
-			out = append(out, t.joinRun(text, win[k:k+n]))
+			// The gaps around the run: from the word before it (the
+			// last of out) and to the word after it (in win, or ws[j],
+			// which out has not reached).
+			before, after := 0, len(text)
+			if len(out) > 0 {
+				before = int(out[len(out)-1].End)
+			}
+			if k+n < len(win) {
+				after = int(win[k+n].Start)
+			} else if j < len(ws) {
+				after = int(ws[j].Start)
+			}
+			run := win[k : k+n]
+			if ends := t.segmentRun(text, run, text[before:run[0].Start], text[run[n-1].End:after]); ends != nil {
+				prev := 0
+				for _, e := range ends {
+					out = append(out, Word{Start: run[prev].Start, End: run[e-1].End, Hash: fnv1a(t.letters[prev:e])})
+					prev = e
+				}
+			} else {
+				out = append(out, t.joinRun(text, run))
+			}
 			cur = k + n
 		})
 		out = append(out, win[cur:]...)
@@ -72,6 +97,32 @@ func (t *Tokenizer) spacedPair(text string, a, b Word) bool {
 		disguise.SingleLetter(text[b.Start:b.End])
 }
 
+// segmentRun cuts the letters ws, a letter-spaced run between the gaps
+// before and after, into words (disguise.SpacedWords) and returns the end
+// of each word in ws, or nil to keep the run one word. The letters are
+// kept in t.letters, one byte each: a run with a letter whose normal form
+// is not one ASCII letter or digit is kept whole.
+func (t *Tokenizer) segmentRun(text string, ws []Word, before, after string) []int {
+	if len(ws) < wordseg.MinLetters {
+		return nil
+	}
+	t.letters = t.letters[:0]
+	for _, w := range ws {
+		s := text[w.Start:w.End]
+		if len(s) == 1 {
+			t.letters = append(t.letters, asciiFold[s[0]])
+			continue
+		}
+		n := t.normalize(s)
+		if len(n) != 1 || asciiFold[n[0]] == 0 {
+			return nil
+		}
+		t.letters = append(t.letters, n[0])
+	}
+	t.ends = disguise.SpacedWords(unsafe.String(unsafe.SliceData(t.letters), len(t.letters)), before, after, t.ends)
+	return t.ends
+}
+
 // joinRun returns the word the letters ws make.
 func (t *Tokenizer) joinRun(text string, ws []Word) Word {
 	t.spaced = t.spaced[:0]
@@ -89,7 +140,7 @@ func (t *Tokenizer) joinRun(text string, ws []Word) Word {
 		}
 	} else {
 		// normalize does not write t.spaced: no copy needed.
-		h = t.hashGeneral(unsafe.String(unsafe.SliceData(t.spaced), len(t.spaced)))
+		h = t.hashGeneral(unsafe.String(unsafe.SliceData(t.spaced), len(t.spaced)), text, int(ws[0].Start), int(ws[len(ws)-1].End))
 	}
 	return Word{Start: ws[0].Start, End: ws[len(ws)-1].End, Hash: h}
 }

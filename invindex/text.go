@@ -78,9 +78,15 @@ type Tokenizer struct {
 	it   norm.Iter
 
 	// c holds a word without its invisible characters (dropInvisible);
-	// spaced the letters of a letter-spaced word (joinSpaced).
-	c, spaced []byte
-	window    []Word
+	// spaced the letters of a letter-spaced word (joinSpaced); d a word
+	// with its capital look-alikes mapped (latinCapitals).
+	c, spaced, d []byte
+	window       []Word
+
+	// letters and ends are a letter-spaced run's letters and the ends of
+	// its words (segmentRun).
+	letters []byte
+	ends    []int
 
 	// Buffers for DocChunks.
 	words   []Word
@@ -131,8 +137,9 @@ func b2i(b bool) int {
 //     separates like any non-letter;
 //   - a letter that looks like ASCII letters (Cyrillic "а", Greek "ο", see
 //     disguise.Prototype) hashes as them, see normalize;
-//   - a letter-spaced word ("p l a g i a r i s m") is one word, see
-//     joinSpaced.
+//   - a letter-spaced word ("p l a g i a r i s m") is one word, and a
+//     letter-spaced sentence with single spaces between its words ("t h e
+//     c a t") its English words, see joinSpaced.
 //
 // The hash of a word is FNV-1a 64 over its normalised UTF-8 form, see
 // normalize. Words made only of ASCII letters and digits, the bulk of most
@@ -166,7 +173,7 @@ func (t *Tokenizer) Words(text string, dst []Word) []Word {
 			start = i
 		}
 		i = scanWord(text, i)
-		dst = append(dst, Word{Start: uint32(start), End: uint32(i), Hash: t.hashGeneral(text[start:i])})
+		dst = append(dst, Word{Start: uint32(start), End: uint32(i), Hash: t.hashGeneral(text[start:i], text, start, i)})
 		short.next(text, dst, len(dst)-1)
 	}
 	if short.first < 0 {
@@ -349,8 +356,13 @@ func skipInvisible(text string, i int) int {
 	return i
 }
 
-// hashGeneral hashes a word that contains non-ASCII runes.
-func (t *Tokenizer) hashGeneral(word string) uint64 {
+// hashGeneral hashes a word that contains non-ASCII runes: word, found at
+// text[start:end) (the letters of a letter-spaced run are joined in word).
+// A capital look-alike in a Latin word is mapped as written (capitals.go).
+func (t *Tokenizer) hashGeneral(word, text string, start, end int) uint64 {
+	if hasCapitalLookAlike(word) && latinWord(word, text, start, end) {
+		word = t.latinCapitals(word)
+	}
 	return fnv1a(t.normalize(word))
 }
 
@@ -581,9 +593,10 @@ func buildRuneTable(strip bool) *runeTable {
 	tab := new(runeTable)
 	for r := rune(utf8.RuneSelf); r < 0x800; r++ {
 		e := &tab[r-utf8.RuneSelf]
-		if disguise.IsInvisible(r) {
+		if disguise.IsInvisible(r) || isCapitalLookAlike(r) {
 			// Inside a word it is skipped, between words it separates:
-			// the general path decides (scanWord).
+			// the general path decides (scanWord). A capital look-alike
+			// hashes by its word's script (capitals.go).
 			e.n = tabGeneral
 			continue
 		}

@@ -28,7 +28,10 @@ func loadEvasionCase(t *testing.T) evasionCase {
 // report's coverage (characters of the text in passages of either source)
 // and the index's containment (distinct chunks of the text found in a
 // source over all its distinct chunks).
-type evasionFigures struct{ coverage, containment float64 }
+type evasionFigures struct {
+	coverage, containment float64
+	covered               []bool // byte i of the text is in a passage
+}
 
 func measureEvasion(c evasionCase, text string) evasionFigures {
 	p := invindex.DefaultParams()
@@ -53,5 +56,18 @@ func measureEvasion(c evasionCase, text string) evasionFigures {
 			shared++
 		}
 	}
-	return evasionFigures{100 * rep.Coverage, 100 * float64(shared) / float64(max(len(ids), 1))}
+	return evasionFigures{100 * rep.Coverage, 100 * float64(shared) / float64(max(len(ids), 1)), covered(text, rep)}
+}
+
+// covered marks the bytes of text in passages of rep.
+func covered(text string, rep Report) []bool {
+	in := make([]bool, len(text))
+	for _, s := range rep.Sources {
+		for _, p := range s.Passages {
+			for i := max(p.A().Start, 0); i < min(p.A().End, len(text)); i++ {
+				in[i] = true
+			}
+		}
+	}
+	return in
 }

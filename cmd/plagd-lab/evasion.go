@@ -26,9 +26,11 @@ func newEvasionCmd(_ *cli.Globals) *cobra.Command {
 		Short: "Write the evasion set and measure it (similarity of each disguised essay, flags)",
 		Long: `Builds the evasion set from the licence texts in --licences (a clean essay that
 copies about 44 % of its characters from two of them) and, for each disguise of
-internal/evasion, prints the essay's coverage by passages and the index's
-containment (distinct chunks found in a source) for the clean and the disguised
-essay, and the flags disguise.Scan raises. With --out, writes the sources,
+internal/evasion, prints the essay's coverage by passages, the coverage a
+perfect checker reports (the clean coverage carried through the disguise,
+which may add characters), and the index's containment (distinct chunks found
+in a source) for the clean and the disguised essay, and the flags
+disguise.Scan raises. With --out, writes the sources,
 the archive's other texts, the clean essay and each disguised essay to DIR
 as .txt files, to ingest and check with plagd.`,
 		Args: cobra.NoArgs,
@@ -61,20 +63,21 @@ as .txt files, to ingest and check with plagd.`,
 					return err
 				}
 			}
-			clean := measure(cmd.Context(), c, c.Essay)
-			fmt.Printf("%-45s %9s %12s  %s\n", "variant", "coverage", "containment", "flags")
-			fmt.Printf("%-45s %8.1f%% %11.1f%%\n", "clean", clean[0], clean[1])
+			clean, covered := measure(cmd.Context(), c, c.Essay)
+			fmt.Printf("%-45s %9s %9s %12s  %s\n", "variant", "coverage", "expected", "containment", "flags")
+			fmt.Printf("%-45s %8.1f%% %8.1f%% %11.1f%%\n", "clean", clean[0], clean[0], clean[1])
 			for i, v := range evasion.Variants() {
 				text := v.Apply(c.Essay, rand.New(rand.NewPCG(uint64(i), 18)))
 				if err := write(fmt.Sprintf("essay-%02d", i+1), text); err != nil {
 					return err
 				}
-				got := measure(cmd.Context(), c, text)
+				got, _ := measure(cmd.Context(), c, text)
+				want := evasion.Expected(v, c.Essay, covered, clean[0], rand.New(rand.NewPCG(uint64(i), 18)))
 				var kinds []string
 				for _, f := range disguise.Scan(text) {
 					kinds = append(kinds, fmt.Sprintf("%s(%d)", f.Kind, f.Count))
 				}
-				fmt.Printf("%-45s %8.1f%% %11.1f%%  %s\n", v.Name, got[0], got[1], strings.Join(kinds, " "))
+				fmt.Printf("%-45s %8.1f%% %8.1f%% %11.1f%%  %s\n", v.Name, got[0], want, got[1], strings.Join(kinds, " "))
 			}
 			return nil
 		},
@@ -86,8 +89,9 @@ as .txt files, to ingest and check with plagd.`,
 }
 
 // measure returns text's coverage by passages of the case's sources and its
-// containment in their chunks, in percent.
-func measure(ctx context.Context, c evasion.Case, text string) [2]float64 {
+// containment in their chunks, in percent, and which of its bytes the
+// passages cover.
+func measure(ctx context.Context, c evasion.Case, text string) ([2]float64, []bool) {
 	p := invindex.DefaultParams()
 	var srcs []report.SourceReport
 	for _, s := range c.Sources {
@@ -109,5 +113,13 @@ func measure(ctx context.Context, c evasion.Case, text string) [2]float64 {
 			shared++
 		}
 	}
-	return [2]float64{100 * rep.Coverage, 100 * float64(shared) / float64(max(len(ids), 1))}
+	covered := make([]bool, len(text))
+	for _, s := range rep.Sources {
+		for _, p := range s.Passages {
+			for i := max(p.A().Start, 0); i < min(p.A().End, len(text)); i++ {
+				covered[i] = true
+			}
+		}
+	}
+	return [2]float64{100 * rep.Coverage, 100 * float64(shared) / float64(max(len(ids), 1))}, covered
 }

@@ -104,10 +104,9 @@ func chain(fs ...func(string, *rand.Rand) string) func(string, *rand.Rand) strin
 	}
 }
 
-// Variants is the evasion set, in the order docs/QUALITY.md lists it.
-// LetterSpacedSingle is the one the tokenizer cannot undo (see
-// disguise.SpacedRuns); the others must be found at the clean copy's
-// similarity.
+// Variants is the evasion set, in the order docs/QUALITY.md lists it. Each
+// must be found at the clean copy's similarity (see Expected for the
+// coverage of a disguise that adds characters).
 func Variants() []Variant {
 	return []Variant{
 		{"cyrillic a e o c p x", replace(cyrillic, "aeocpx")},
@@ -126,12 +125,14 @@ func Variants() []Variant {
 }
 
 // GreekCapitals names the Greek variant, which replaces capital N by Greek
-// capital Ν: its case fold ν looks like "v", the prototype the context-free
-// mapping gives it (disguise.Prototype), so "No" reads "vo". A known miss.
+// capital Ν: its case fold ν looks like "v" (disguise.Prototype), its own
+// look "N" (disguise.CapitalPrototype), so the tokenizer must read "Νο" as
+// "No", not "vo", from the Latin words around it.
 const GreekCapitals = "greek look-alikes (capital N included)"
 
 // LetterSpacedSingle names the variant whose words are one space apart like
-// its letters.
+// its letters: the tokenizer must cut each run into its words
+// (disguise.SpacedWords).
 const LetterSpacedSingle = "letter-spaced sentences, single spaces"
 
 // Essay returns a clean essay that copies from sources: own paragraphs

@@ -46,6 +46,33 @@ func main() {
 		fmt.Fprintf(&b, "\t{0x%04X, %q}, // %c\n", r, p, r)
 		n++
 	}
+	b.WriteString("}\n\n")
+	b.WriteString("// capitals maps an upper-case, NFKC-normal letter that looks like ASCII\n")
+	b.WriteString("// letters other than its case fold's prototype (Greek capital \"Ν\" looks\n")
+	b.WriteString("// like \"N\", its fold \"ν\" like \"v\") to those letters, lower case,\n// sorted by rune.\n")
+	b.WriteString("var capitals = [...]prototype{\n")
+	nc := 0
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if !unicode.IsLetter(r) || !unicode.IsUpper(r) {
+			continue
+		}
+		s := string(r)
+		if !norm.NFKC.IsNormalString(s) {
+			continue
+		}
+		p, ok := asciiLetters(confusables.Skeleton(s))
+		if !ok {
+			continue
+		}
+		if p == "l" {
+			p = "i"
+		}
+		if f := []rune(fold.String(s)); len(f) == 1 && prototypeOf(f[0]) == p {
+			continue
+		}
+		fmt.Fprintf(&b, "\t{0x%04X, %q}, // %c\n", r, p, r)
+		nc++
+	}
 	b.WriteString("}\n")
 	out, err := format.Source(b.Bytes())
 	if err != nil {
@@ -56,7 +83,28 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "protogen: %d prototypes\n", n)
+	fmt.Fprintf(os.Stderr, "protogen: %d prototypes, %d capitals\n", n, nc)
+}
+
+// prototypeOf is the prototype main writes for the case-folded letter r,
+// or "" if it writes none.
+func prototypeOf(r rune) string {
+	s := string(r)
+	if p, ok := asciiLetters(confusables.Skeleton(s)); ok {
+		return p
+	}
+	u := unicode.ToUpper(r)
+	if u == r {
+		return ""
+	}
+	p, ok := asciiLetters(confusables.Skeleton(string(u)))
+	if !ok {
+		return ""
+	}
+	if p == "l" {
+		return "i"
+	}
+	return p
 }
 
 // asciiLetters returns s lower-cased if it is one to three ASCII letters.
