@@ -308,7 +308,7 @@ func (e *Engine) computeIndexes(ctx context.Context, l indexLoad, ct *CommonText
 		}
 		g.Go(func() error {
 			opt := report.Options{SourceDoc: docs.get}
-			ct.Apply(&opt)
+			ct.applyMembership(&opt)
 			tpl.applyTemplates(&opt, doc.head.Kind)
 			rep := report.Build(ctx, e.cfg.Params(), *doc.body, srcs, opt)
 			rep.Doc, rep.Header = id, doc.head
