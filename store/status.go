@@ -57,6 +57,10 @@ type Status struct {
 	// HeldBack is set when committed changes wait for a transaction that
 	// is still open somewhere on the server (HeldBack); nil otherwise.
 	HeldBack *HeldBack `json:"held_back,omitempty"`
+	// IndexQueued counts the documents whose similarity index waits to be
+	// computed (plagd_index_queue): right after a run, or after an author
+	// or external-id edit, until the daemon's next run has stored them.
+	IndexQueued int `json:"index_queued"`
 }
 
 // HeldBack says why committed changes are not yet taken by a run. A run
@@ -117,6 +121,9 @@ func LoadStatus(ctx context.Context, db *DB, runs int, failed int) (Status, erro
 	}
 	if st.Documents, err = CountDocuments(ctx, tx); err != nil {
 		return st, fmt.Errorf("status: %w", err)
+	}
+	if err = tx.QueryRow(ctx, `select count(*) from plagd_index_queue`).Scan(&st.IndexQueued); err != nil {
+		return st, fmt.Errorf("status: read the similarity-index queue: %w", err)
 	}
 	if st.Failed, err = loadFailed(ctx, tx, failed); err != nil {
 		return st, err

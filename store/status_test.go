@@ -134,6 +134,34 @@ func TestLoadStatusEmpty(t *testing.T) {
 	}
 }
 
+// TestLoadStatus_IndexQueued: the documents whose similarity index waits
+// (an author edit queues the document and the lists naming it) are
+// counted, so that an operator sees work left after a run.
+func TestLoadStatus_IndexQueued(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.Pool(t, pgtest.NewDB(t))
+	var a, b int64
+	if err := pool.QueryRow(ctx, `insert into documents (text) values ('one') returning id`).Scan(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `insert into documents (text) values ('two') returning id`).Scan(&b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `insert into similarities (doc_id, other_id, shared_chunks, similarity) values ($1, $2, 3, 0.5)`, b, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `update documents set author = 'Jana Novakova' where id = $1`, a); err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadStatus(ctx, NewDB(pool), 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.IndexQueued != 2 {
+		t.Fatalf("an author edit of a document named by one list queued %d indexes, want 2 (the document and the list)", st.IndexQueued)
+	}
+}
+
 func TestResolveDoc(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.Pool(t, pgtest.NewDB(t))

@@ -98,6 +98,9 @@ func writeStatus(w io.Writer, st store.Status, now time.Time) {
 			fmt.Fprintf(w, "            %s held back: %s\n", plural(h.Documents, "document"), heldBackReason(h, now))
 		}
 	}
+	if st.IndexQueued > 0 {
+		fmt.Fprintf(w, "Similarity indexes: %s waiting to be computed (the daemon's next run stores them)\n", plural(st.IndexQueued, "document"))
+	}
 
 	fmt.Fprintln(w)
 	if len(st.Runs) == 0 {
