@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plagd/plagd/engine"
 	"github.com/plagd/plagd/store"
 )
 
@@ -39,6 +40,10 @@ type runStatus struct {
 	LastRun int64 `json:"last_run"`
 	// Pending is the number of documents waiting for a run.
 	Pending int `json:"pending"`
+	// IndexQueued is the number of documents whose similarity index waits
+	// to be computed (right after a run, or after an author or external-id
+	// edit).
+	IndexQueued int `json:"index_queued"`
 	// Documents are the statuses of the documents asked for
 	// (?documents=1,2,3), in that order; ids that are no document's are left
 	// out.
@@ -66,6 +71,7 @@ func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
 		s.apiFail(w, r, err)
 		return
 	}
+	out.IndexQueued = engine.QueuedIndexes(ctx, s.db)
 	if s.runner != nil {
 		out.Daemon, out.Running = true, s.runner.Running()
 		next := s.runner.NextRun()
