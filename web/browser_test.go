@@ -228,7 +228,10 @@ func TestBrowser_TeacherStaffAdminJourney(t *testing.T) {
 
 	excluded := e2eEval[bool](staff, "the exclude-quotes checkbox", `document.querySelector(`+e2eJS(e2eSelExcludeQuote)+`).checked`)
 	t.Logf("overall figure %q with quotes excluded=%v", figure, excluded)
-	staff.do("toggle exclude quotes", chromedp.Click(chromedp.CSS(e2eSelExcludeQuote)))
+	// By script, like the second step above: the match steps scroll the
+	// page smoothly, and on a loaded machine a click by coordinates can
+	// still land beside the checkbox while the page moves (CI, 2026-11-26).
+	e2eEval[bool](staff, "toggle exclude quotes", `(() => { const e = document.querySelector(`+e2eJS(e2eSelExcludeQuote)+`); e.scrollIntoView({block: "center"}); e.click(); return true; })()`)
 	toggled := staff.waitFigureChange(figure)
 	t.Logf("overall figure %q with quotes excluded=%v", toggled, !excluded)
 	if got := e2eEval[bool](staff, "the exclude-quotes checkbox", `document.querySelector(`+e2eJS(e2eSelExcludeQuote)+`).checked`); got == excluded {
