@@ -74,6 +74,12 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("similarity index: %w", err)
 	}
+	// The run whose lists and texts the indexes are computed from: runs
+	// take the master lock, so none commits while this one refreshes.
+	run, err := store.LastCommittedRun(ctx, e.pool)
+	if err != nil {
+		return st, err
+	}
 	// Three stages overlap: reading a batch's lists and texts, aligning
 	// the previous batch, and storing the one before.
 	g, gctx := errgroup.WithContext(ctx)
@@ -102,7 +108,7 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	g.Go(func() error {
 		lastLog := time.Now()
 		for d := range done {
-			if err := storeIndexes(gctx, e, d.ids, d.idx); err != nil {
+			if err := storeIndexes(gctx, e, run, d.ids, d.idx); err != nil {
 				return err
 			}
 			st.Computed += len(d.idx)
@@ -254,11 +260,7 @@ func sourceReports(rows []store.SimilarRow, texts map[int64]storedText) []report
 // batch off the queue, in one transaction. It holds the commit lock (as a
 // run's commit does) so that no hard delete is under way: the rows of
 // documents deleted meanwhile are skipped, never a foreign-key error.
-func storeIndexes(ctx context.Context, e *Engine, batch []int64, idx []docIndex) error {
-	run, err := store.LastCommittedRun(ctx, e.pool)
-	if err != nil {
-		return err
-	}
+func storeIndexes(ctx context.Context, e *Engine, run int64, batch []int64, idx []docIndex) error {
 	ids := make([]int64, len(idx))
 	vals := make([]float64, len(idx))
 	srcs := make([]int32, len(idx))

@@ -172,10 +172,11 @@ func (s *Server) apiReport(w http.ResponseWriter, r *http.Request) {
 	near, _ := s.nearDupsOf(r.Context(), doc.ID)
 	rq.VersionIDs = raw.Versions() // left out of the figures unless versions=1
 	f := rq.filter()
-	b := reportBody(raw.Filter(f), f, !raw.Restricted || admin, admin)
+	filtered := raw.Filter(f)
+	b := reportBody(filtered, f, !raw.Restricted || admin, admin)
 	b.Status = doc.Status
 	b.Versions = nonNil(rq.VersionIDs)
-	if b.SimilarityIndex, err = s.indexOf(r.Context(), raw, rq); err != nil {
+	if b.SimilarityIndex, err = s.indexOf(r.Context(), raw, rq, filtered); err != nil {
 		s.apiReportFail(w, r, err)
 		return
 	}

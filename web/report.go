@@ -672,9 +672,7 @@ func buildRegion(raw report.Report, rq reportQuery, base string, seeText bool) *
 			reg.Templates = append(reg.Templates, c.Template)
 		}
 	}
-	if rq.Common {
-		// The raw report leaves common text out, as the index does.
-		x := raw.Index().Value
+	if x, ok := rawIndex(raw, rq, final); ok {
 		reg.Index = &x
 	}
 	reg.CountVersions = rq.Versions
@@ -1137,13 +1135,28 @@ func wordBoundaryFwd(text string, i int) int {
 	return i
 }
 
+// rawIndex is the similarity index as raw gives it, filtered being raw
+// filtered as rq asks: ok is false when raw counts common text (the
+// teacher's switch), which the index leaves out. With the filter the index
+// is defined with (the defaults, raw's versions left out) it is filtered's
+// coverage, without filtering again.
+func rawIndex(raw report.Report, rq reportQuery, filtered report.Report) (float64, bool) {
+	if !rq.Common {
+		return 0, false
+	}
+	if rq.isDefault() && slices.Equal(rq.VersionIDs, raw.Versions()) {
+		return filtered.Coverage, true
+	}
+	return raw.Index().Value, true
+}
+
 // indexOf is the similarity index of a stored document's raw report for a
-// page, the API or the print: computed from raw when raw leaves common
-// text out as the index does (the figure is then exact, whatever the
-// stored index's state), else the stored one (nil while none is stored).
-func (s *Server) indexOf(ctx context.Context, raw report.Report, rq reportQuery) (*float64, error) {
-	if rq.Common {
-		x := raw.Index().Value
+// page, the API or the print (filtered: raw as rq filters it): computed
+// from raw when raw leaves common text out as the index does (rawIndex;
+// the figure is then exact, whatever the stored index's state), else the
+// stored one (nil while none is stored).
+func (s *Server) indexOf(ctx context.Context, raw report.Report, rq reportQuery, filtered report.Report) (*float64, error) {
+	if x, ok := rawIndex(raw, rq, filtered); ok {
 		return &x, nil
 	}
 	idx, err := store.GetSimilarityIndex(ctx, s.db, raw.Doc)

@@ -76,7 +76,7 @@ func (s *Server) writeReportPDF(w http.ResponseWriter, r *http.Request, raw repo
 	}
 	rq.VersionIDs = raw.Versions() // left out of the figures unless versions=1
 	rep := raw.Filter(rq.filter())
-	index, err := s.indexOf(r.Context(), raw, rq)
+	index, err := s.indexOf(r.Context(), raw, rq, rep)
 	if err != nil {
 		s.failPDF(w, r, api, err)
 		return
