@@ -39,6 +39,10 @@ type Routing struct {
 type Related struct {
 	// K is how many related documents are kept per document.
 	K int `yaml:"k"`
+	// Margin is how many more members below the k-th the engine keeps in
+	// memory per list, so that an incremental run refills a list that lost
+	// members instead of joining its document with the whole archive.
+	Margin int `yaml:"margin"`
 	// Method computes the lists in full runs: "exact" (an inverted-index
 	// cosine join) or "zolip" (Alewiwi et al.'s Z-order prefix filtering: 5-8x
 	// faster than exact on 100k short topic-structured documents, but 11x

@@ -74,6 +74,7 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 			pool := pgtest.Pool(t, url)
 			cfg := enginetest.Config(t, url, tc.k)
 			cfg.Engine.DFCap = tc.dfCap
+			cfg.Related.Margin = int(seed % 3) // none, or one the changes use up
 			e := NewEngine(cfg, pool, enginetest.Logger(t))
 			c := enginetest.NewCorpus(seed).WithDisguise(0.3)
 			if tc.templates {

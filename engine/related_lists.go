@@ -19,15 +19,15 @@ import (
 //
 // The run's new and changed documents get their lists by an exact join
 // against the whole archive. Every other document B is joined with them
-// (its top k among the batch, G) and its stored list L is patched: drop
-// the members that changed or left, merge in G. The stored list is
-// complete down to its k-th member (cosine τ, ties by document id; or
-// entirely, when it holds fewer than k), so the patched list is exact when
-// it holds k members none ranking after that k-th, or when L was
-// complete; otherwise (a member left and nothing as good came in) B's list
-// is recomputed against the whole archive. A
-// list that lost a member to a hard delete ('lost_related') is not known
-// to be complete.
+// (the batch documents that reach its held list's last cosine, G) and its
+// held list L is patched: drop the members that changed or left, merge in
+// G. A held list is complete down to its last member (cosine τ, ties by
+// document id; or entirely, when it is not cut), so the patched list is
+// exact down to τ: when at least k members remain there, it is B's list
+// and what lies between k and τ its margin; otherwise (members left and
+// nothing as good came in) B's list is joined again with the whole
+// archive. A list that lost a member to a hard delete ('lost_related') is
+// not known to be complete.
 func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments,
 	lost []int64) error {
 	u.stats.Method = "incremental"
@@ -38,7 +38,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	}
 	// back[i]: what rest document i may gain, as batch positions.
 	var back [][]related.Neighbor
-	var stored map[int64][]relatedRow
+	var stored map[int64]heldList // every rest document's list, when read here
 	if len(e.relatedClients()) == 0 {
 		back, stored, err = e.gainsHere(ctx, u, st, rd, c, prev)
 	} else {
@@ -47,14 +47,18 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	if err != nil || len(c.restIDs) == 0 {
 		return err
 	}
+	held := stored
+	if held == nil && prev != nil {
+		held = prev.lists
+	}
 	// The lists to patch: those that gain, those that held a changed or
-	// removed document, those that lost a member by cascade.
-	holders, err := e.listHolders(ctx, append(slices.Clone(rd.indexed), rd.gone...))
+	// removed document (in their margin too), those that lost a member by
+	// cascade.
+	touched, err := e.listHolders(ctx, c, held)
 	if err != nil {
 		return err
 	}
-	touched := make(map[int64]bool, len(holders)+len(lost))
-	for _, id := range append(holders, lost...) {
+	for _, id := range lost {
 		touched[id] = true
 	}
 	if stored == nil {
@@ -64,7 +68,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 				read = append(read, c.restIDs[i])
 			}
 		}
-		if stored, err = e.storedLists(ctx, prev, read); err != nil {
+		if stored, err = e.storedLists(ctx, prev, u.k, read); err != nil {
 			return err
 		}
 	}
@@ -74,33 +78,37 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		if len(l) == 0 && !touched[id] {
 			continue
 		}
-		merged, ok := c.patch(stored[id], l, e.cfg.Related.K, c.shortened[id])
+		was := stored[id]
+		patched, ok := c.patch(was, l, u.k, u.depth, c.shortened[id])
 		if !ok {
 			redo = append(redo, id)
 			continue
 		}
-		if !sameList(merged, stored[id], st) {
-			u.lists[id] = rowsOf(st, merged)
+		u.stats.Patched++
+		u.held[id] = patched
+		if top := patched.rows[:min(u.k, len(patched.rows))]; !sameRows(top, was.rows[:min(u.k, len(was.rows))]) {
+			u.lists[id] = top
 		}
 	}
+	u.stats.Rejoined = len(redo)
 	u.stats.Queries = len(rd.indexed) + len(redo)
 	if c.join != nil {
-		err = c.join.lists(ctx, u, st, redo, e.cfg.Related.K)
+		err = c.join.lists(ctx, u, st, redo)
 	} else {
 		err = e.exactLists(ctx, u, st, redo)
 	}
 	if err != nil {
 		return err
 	}
-	if prev != nil && prev.lists != nil {
-		// The next run's stored lists: the committed ones, patched.
-		st.lists = make(map[int64][]relatedRow, len(prev.lists)+len(rd.indexed))
-		for id, l := range prev.lists {
+	if held != nil {
+		// The next run's held lists: this run's before it, patched.
+		st.lists = make(map[int64]heldList, len(held)+len(rd.indexed))
+		for id, l := range held {
 			if !c.gone[id] {
 				st.lists[id] = l
 			}
 		}
-		maps.Copy(st.lists, u.lists)
+		maps.Copy(st.lists, u.held)
 	}
 	return nil
 }
@@ -152,15 +160,16 @@ func (a *archiveJoin) above(ctx context.Context, st *relatedState, ids []int64, 
 	return lists, above, err
 }
 
-// lists recomputes the lists of ids (documents of st), as exactLists does.
-func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64, k int) error {
+// lists joins the documents ids (of st) again with the whole archive, as
+// exactLists does.
+func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64) error {
 	slices.Sort(ids)
-	lists, _, err := a.above(ctx, st, ids, k, nil)
+	lists, _, err := a.above(ctx, st, ids, u.depth, nil)
 	if err != nil {
 		return err
 	}
 	for j, l := range lists {
-		u.lists[ids[j]] = rowsOf(st, l)
+		u.set(ids[j], rowsOf(st, l))
 	}
 	return nil
 }
@@ -191,13 +200,12 @@ func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange 
 
 // gainsHere makes the batch's own lists and finds, in one pass of the
 // batch against the archive on this process's cores, the new documents
-// above each other document's floor (its stored list's last cosine): what
-// each rest document may gain. It returns those gains and the stored lists
-// it read.
+// that reach each other document's floor (its held list's last cosine,
+// when the list is cut): what each rest document may gain. It returns those
+// gains and the held lists it read, every rest document's.
 func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments, c *listChange,
-	prev *relatedState) ([][]related.Neighbor, map[int64][]relatedRow, error) {
-	k := e.cfg.Related.K
-	stored, err := e.storedLists(ctx, prev, c.restIDs)
+	prev *relatedState) ([][]related.Neighbor, map[int64]heldList, error) {
+	stored, err := e.storedLists(ctx, prev, u.k, c.restIDs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -207,19 +215,19 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 		switch {
 		case c.fresh[id]:
 			floor[i] = float32(math.Inf(1))
-		case len(l) >= k || c.shortened[id] && len(l) > 0:
-			floor[i] = l[len(l)-1].cosine
+		case len(l.rows) > 0 && (l.cut || c.shortened[id]):
+			floor[i] = l.rows[len(l.rows)-1].cosine
 		}
 	}
 	if c.join, err = newArchiveJoin(ctx, st); err != nil {
 		return nil, nil, err
 	}
-	lists, above, err := c.join.above(ctx, st, rd.indexed, k, floor)
+	lists, above, err := c.join.above(ctx, st, rd.indexed, u.depth, floor)
 	if err != nil {
 		return nil, nil, err
 	}
 	for j, id := range rd.indexed {
-		u.lists[id] = rowsOf(st, lists[j])
+		u.set(id, rowsOf(st, lists[j]))
 	}
 	back := make([][]related.Neighbor, 0, len(c.rest))
 	for i, id := range st.ids {
@@ -232,7 +240,7 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 
 // gainsOnNodes makes the batch's own lists by exact joins and lets the
 // node processes join the rest of the archive against the batch: what each
-// rest document may gain.
+// rest document may gain (its best u.depth among the batch).
 func (e *Engine) gainsOnNodes(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments, c *listChange) ([][]related.Neighbor, error) {
 	if err := e.exactLists(ctx, u, st, slices.Clone(rd.indexed)); err != nil {
 		return nil, err
@@ -240,38 +248,62 @@ func (e *Engine) gainsOnNodes(ctx context.Context, u *relatedUpdate, st *related
 	if len(c.batch) == 0 || len(c.rest) == 0 {
 		return make([][]related.Neighbor, len(c.rest)), nil
 	}
-	return e.joinRelated(ctx, cluster.RelatedJob{K: e.cfg.Related.K, Method: "exact", Data: c.batch, Queries: c.rest})
+	return e.joinRelated(ctx, cluster.RelatedJob{K: u.depth, Method: "exact", Data: c.batch, Queries: c.rest})
 }
 
-// listHolders are the documents whose stored related list holds one of ids.
-func (e *Engine) listHolders(ctx context.Context, ids []int64) ([]int64, error) {
+// listHolders are the rest documents whose list holds a document of the
+// run's batch or one that left: found in the held lists when the engine
+// has them (a margin member counts), else in the related table.
+func (e *Engine) listHolders(ctx context.Context, c *listChange, held map[int64]heldList) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if held != nil {
+		for id, l := range held {
+			for _, r := range l.rows {
+				if c.fresh[r.other] || c.gone[r.other] {
+					out[id] = true
+					break
+				}
+			}
+		}
+		return out, nil
+	}
+	ids := make([]int64, 0, len(c.fresh)+len(c.gone))
+	for id := range c.fresh {
+		ids = append(ids, id)
+	}
+	for id := range c.gone {
+		ids = append(ids, id)
+	}
 	rows, err := e.pool.Query(ctx, `select distinct doc_id from related where other_id = any($1)`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("find lists that held changed documents: %w", err)
 	}
-	holders, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
+	var id int64
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error {
+		out[id] = true
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("find lists that held changed documents: %w", err)
 	}
-	return holders, nil
+	return out, nil
 }
 
-// patch is a stored list cur after the run: its members that did not
-// change, merged with gain (batch positions). ok is false when the result
-// cannot be proven to be the exact top k (the list was full or lost a
-// member, and the patched list is short or ends below what the stored one
-// was known down to): the list must then be joined again.
-func (c *listChange) patch(cur []relatedRow, gain []related.Neighbor, k int, shortened bool) (merged []related.Neighbor, ok bool) {
-	complete := len(cur) < k && !shortened
-	// The stored list is known down to its last member (tau, tauID) in
-	// the lists' order (cosine desc, then document asc): a document tied
-	// with it at tau but with a higher id may be missing from it.
+// patch is a held list cur after the run: its members that did not
+// change, merged with gain (batch positions), down to depth. ok is false
+// when fewer than k of them can be proven to be the exact top (the list
+// was cut or lost a member, and fewer than k rank before what it was known
+// down to): the list must then be joined again.
+func (c *listChange) patch(cur heldList, gain []related.Neighbor, k, depth int, shortened bool) (patched heldList, ok bool) {
+	complete := !cur.cut && !shortened
+	// The held list is known down to its last member (tau, tauID) in the
+	// lists' order (cosine desc, then document asc): a document tied with
+	// it at tau but with a higher id may be missing from it.
 	tau, tauID := float32(0), int64(0)
-	if len(cur) > 0 {
-		tau, tauID = cur[len(cur)-1].cosine, cur[len(cur)-1].other
+	if n := len(cur.rows); n > 0 {
+		tau, tauID = cur.rows[n-1].cosine, cur.rows[n-1].other
 	}
-	kept := make([]related.Neighbor, 0, len(cur))
-	for _, r := range cur {
+	kept := make([]related.Neighbor, 0, len(cur.rows))
+	for _, r := range cur.rows {
 		if c.fresh[r.other] || c.gone[r.other] {
 			continue // its new cosine, if it still counts, is in gain
 		}
@@ -286,11 +318,18 @@ func (c *listChange) patch(cur []relatedRow, gain []related.Neighbor, k int, sho
 	for j, nb := range gain {
 		g[j] = related.Neighbor{Doc: c.batchIdx[nb.Doc], Sim: nb.Sim}
 	}
-	merged = related.Merge(kept, g, k)
-	if !complete && (len(merged) < k || worse(merged[len(merged)-1], c.st.ids, tau, tauID)) {
-		return nil, false
+	merged := related.Merge(kept, g, depth)
+	if complete {
+		return heldList{rows: rowsOf(c.st, merged), cut: len(merged) >= depth}, true
 	}
-	return merged, true
+	n := len(merged)
+	for n > 0 && worse(merged[n-1], c.st.ids, tau, tauID) {
+		n--
+	}
+	if n < k {
+		return heldList{}, false
+	}
+	return heldList{rows: rowsOf(c.st, merged[:n]), cut: true}, true
 }
 
 // worse reports whether n ranks after the stored list's last member (tau,
@@ -299,18 +338,8 @@ func worse(n related.Neighbor, ids []int64, tau float32, tauID int64) bool {
 	return n.Sim < tau || n.Sim == tau && ids[n.Doc] > tauID
 }
 
-// sameList reports whether a patched list equals the stored one.
-func sameList(l []related.Neighbor, stored []relatedRow, st *relatedState) bool {
-	if len(l) != len(stored) {
-		return false
-	}
-	for i, n := range l {
-		if st.ids[n.Doc] != stored[i].other || n.Sim != stored[i].cosine {
-			return false
-		}
-	}
-	return true
-}
+// sameRows reports whether two lists are the same rows.
+func sameRows(a, b []relatedRow) bool { return slices.Equal(a, b) }
 
 // exactLists recomputes the lists of ids (documents of st) by an exact join
 // against all of st.
@@ -325,12 +354,12 @@ func (e *Engine) exactLists(ctx context.Context, u *relatedUpdate, st *relatedSt
 		i := st.index(id)
 		q[j], same[j] = st.vecs[i], int32(i)
 	}
-	lists, err := e.joinRelated(ctx, cluster.RelatedJob{K: e.cfg.Related.K, Method: "exact", Data: st.vecs, Queries: q, Same: same})
+	lists, err := e.joinRelated(ctx, cluster.RelatedJob{K: u.depth, Method: "exact", Data: st.vecs, Queries: q, Same: same})
 	if err != nil {
 		return err
 	}
 	for j, l := range lists {
-		u.lists[ids[j]] = rowsOf(st, l)
+		u.set(ids[j], rowsOf(st, l))
 	}
 	return nil
 }
@@ -348,11 +377,12 @@ func (e *Engine) committedRelated(ctx context.Context, version int64) (*relatedS
 	return nil, nil
 }
 
-// storedLists returns the committed lists of ids, from the engine's copy
-// when it has them (prev), else from the table.
-func (e *Engine) storedLists(ctx context.Context, prev *relatedState, ids []int64) (map[int64][]relatedRow, error) {
+// storedLists returns the committed lists of ids, held with their margin
+// from the engine's copy when it has them (prev), else from the table,
+// where they end at k (cut when they hold k).
+func (e *Engine) storedLists(ctx context.Context, prev *relatedState, k int, ids []int64) (map[int64]heldList, error) {
 	if prev != nil && prev.lists != nil {
-		out := make(map[int64][]relatedRow, len(ids))
+		out := make(map[int64]heldList, len(ids))
 		for _, id := range ids {
 			if l, ok := prev.lists[id]; ok {
 				out[id] = l
@@ -365,14 +395,18 @@ func (e *Engine) storedLists(ctx context.Context, prev *relatedState, ids []int6
 	if err != nil {
 		return nil, fmt.Errorf("read related lists: %w", err)
 	}
-	out := map[int64][]relatedRow{}
+	lists := map[int64][]relatedRow{}
 	var id int64
 	var r relatedRow
 	if _, err := pgx.ForEachRow(rows, []any{&id, &r.other, &r.cosine}, func() error {
-		out[id] = append(out[id], r)
+		lists[id] = append(lists[id], r)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("read related lists: %w", err)
+	}
+	out := make(map[int64]heldList, len(lists))
+	for id, l := range lists {
+		out[id] = heldList{rows: l, cut: len(l) >= k}
 	}
 	return out, nil
 }

@@ -27,7 +27,14 @@ type relatedUpdate struct {
 	vectors []relatedVector
 	drop    []int64 // documents that left the index: no vector, no list
 	all     bool    // every list is replaced (a rebuild)
-	lists   map[int64][]relatedRow
+	// lists are the lists whose rows the commit writes: the top k of
+	// every list the run recomputed or patched.
+	lists map[int64][]relatedRow
+	// held are the same lists down to depth, k plus related.margin, as
+	// the engine keeps them for the next run, including those whose top k
+	// did not change but whose margin did.
+	held     map[int64]heldList
+	k, depth int
 	// state is every vector after the run, ascending by document, kept by
 	// the engine for the next incremental run once this one has committed.
 	state *relatedState
@@ -53,15 +60,31 @@ type relatedState struct {
 	version int64
 	ids     []int64 // ascending
 	vecs    []related.Vector
-	// lists are the related lists as committed, when known (nil: read
-	// them from the table).
-	lists map[int64][]relatedRow
+	// lists are the related lists as committed, each down to its margin,
+	// when known (nil: read them from the table, where they end at k).
+	lists map[int64]heldList
+}
+
+// heldList is a related list as the engine holds it between runs: its
+// members best first, down to k plus related.margin when it was joined
+// with the whole archive. An incremental run that takes a member
+// away (a changed or deleted document) refills the list from the margin; it
+// joins the document with the whole archive again only when the margin is
+// used up. cut is set when documents ranking after the last member may be
+// missing (the join stopped at the list's depth).
+type heldList struct {
+	rows []relatedRow
+	cut  bool
 }
 
 // relatedStats are logged with the run.
 type relatedStats struct {
 	Method  string // exact or zolip (a full recomputation), or incremental
 	Queries int    // documents whose list was joined against the whole archive
+	// Patched are the held lists an incremental run patched without a
+	// join; Rejoined those it could not prove exact (their margin ran
+	// out), joined again with the whole archive.
+	Patched, Rejoined int
 }
 
 // relatedPhase computes the vectors of what the run indexed and updates the
@@ -116,7 +139,9 @@ func (p *relatedPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 		return false, err
 	}
 	rd := r.Docs
-	p.u = &relatedUpdate{version: cur.Version, drop: rd.gone, lists: map[int64][]relatedRow{}}
+	cfg := p.e.cfg.Related
+	p.u = &relatedUpdate{version: cur.Version, drop: rd.gone, lists: map[int64][]relatedRow{}, held: map[int64]heldList{},
+		k: cfg.K, depth: cfg.K + cfg.Margin}
 	n := len(rd.indexed) + len(rd.others)
 	p.m = cur.Model
 	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) {
@@ -155,7 +180,7 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 	u := p.u
 	defer func() {
 		p.e.log.Info().Int64("run", r.ID).Str("method", u.stats.Method).Int("joined", u.stats.Queries).
-			Int("lists_written", len(u.lists)).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
+			Int("patched", u.stats.Patched).Int("rejoined", u.stats.Rejoined).Int("lists_written", len(u.lists)).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
 			Msg("related documents updated")
 	}()
 	if p.rebuild != nil {
@@ -169,7 +194,7 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 		if err := p.e.selfJoin(ctx, u, st); err != nil {
 			return nil, err
 		}
-		st.lists = u.lists
+		st.lists = u.held
 		return u, nil
 	}
 	old, err := p.e.relatedVectors(ctx, u.version, r.Docs.others)
@@ -183,6 +208,11 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 
 // Committed makes the run's vectors the engine's for the next run.
 func (u *relatedUpdate) committed(e *Engine) { e.related = u.state }
+
+// report counts the lists the run patched and joined again.
+func (u *relatedUpdate) report(rep *RunReport) {
+	rep.RelatedPatched, rep.RelatedRejoined = u.stats.Patched, u.stats.Rejoined
+}
 
 func newRelatedState(run int64, vs []relatedVector) *relatedState {
 	slices.SortFunc(vs, func(a, b relatedVector) int { return cmp.Compare(a.id, b.id) })
@@ -214,18 +244,25 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 	var lists [][]related.Neighbor
 	var err error
 	if method == "exact" && len(e.relatedClients()) == 0 {
-		lists, err = exactSelfHere(ctx, st.vecs, cfg.K)
+		lists, err = exactSelfHere(ctx, st.vecs, u.depth)
 	} else {
-		lists, err = e.joinRelated(ctx, cluster.RelatedJob{K: cfg.K, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
+		lists, err = e.joinRelated(ctx, cluster.RelatedJob{K: u.depth, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
 			Data: st.vecs, Queries: st.vecs, Same: same})
 	}
 	if err != nil {
 		return err
 	}
 	for i, l := range lists {
-		u.lists[st.ids[i]] = rowsOf(st, l)
+		u.set(st.ids[i], rowsOf(st, l))
 	}
 	return nil
+}
+
+// set makes rows, a list joined with the whole archive down to u.depth,
+// the list of document id: held in full, written down to k.
+func (u *relatedUpdate) set(id int64, rows []relatedRow) {
+	u.held[id] = heldList{rows: rows, cut: len(rows) >= u.depth}
+	u.lists[id] = rows[:min(u.k, len(rows))]
 }
 
 func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {

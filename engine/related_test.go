@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,5 +182,80 @@ func TestRelated_RunThatTouchesNothing(t *testing.T) {
 	if len(rd.others) != before || len(rd.indexed)+len(rd.gone) != 0 {
 		t.Fatalf("runDocs of an empty outcome: %d others, %d indexed, %d gone; want %d, 0, 0",
 			len(rd.others), len(rd.indexed), len(rd.gone), before)
+	}
+}
+
+// TestRelated_MarginStaysExact: a list refilled from its margin must not
+// take a margin member whose cosine moved since. A's list (k 1, margin 2)
+// holds B, then C and D below it. C is rewritten to share nothing with A,
+// so no gain reaches A and its stored top is unchanged; then B is deleted,
+// and A's list must become D, not C at the cosine C once had. Each run
+// also says how it kept the lists: patched from what was held, or joined
+// again when the margin ran out.
+func TestRelated_MarginStaysExact(t *testing.T) {
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 1)
+	cfg.Related.K, cfg.Related.Margin = 1, 2
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	ctx := context.Background()
+	words := func(prefix string, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%sq%cx%cz", prefix, 'a'+i%26, 'a'+i/26)
+		}
+		return out
+	}
+	shared := words("vorm", 20)
+	insert := func(title string, ws ...string) int64 {
+		var id int64
+		if err := pool.QueryRow(ctx, `insert into documents (title, text) values ($1, $2) returning id`,
+			title, strings.Join(ws, " ")).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	a := insert("A", shared...)
+	b := insert("B", append(slices.Clone(shared[:15]), words("bel", 5)...)...)
+	c := insert("C", append(slices.Clone(shared[:10]), words("cim", 10)...)...)
+	d := insert("D", append(slices.Clone(shared[:6]), words("dor", 14)...)...)
+	insert("E", append(slices.Clone(shared[:3]), words("eth", 17)...)...)
+	for i := range 6 {
+		insert(fmt.Sprintf("filler %d", i), words(fmt.Sprintf("fil%c", 'a'+i), 20)...)
+	}
+	mustRun(t, e, false)
+	checkRelated(t, pool, cfg, "first run")
+	listOf := func(id int64) []int64 {
+		rows, err := pool.Query(ctx, `select other_id from related where doc_id = $1 order by cosine desc, other_id`, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	if l := listOf(a); !slices.Equal(l, []int64{b}) {
+		t.Fatalf("A's list after the first run: %v, want B (%d)", l, b)
+	}
+	if _, err := pool.Exec(ctx, `update documents set text = $2 where id = $1`, c, strings.Join(words("new", 20), " ")); err != nil {
+		t.Fatal(err)
+	}
+	rep := mustRun(t, e, false)
+	checkRelated(t, pool, cfg, "after C left A's margin")
+	if rep.RelatedPatched == 0 {
+		t.Errorf("the run that moved C patched no list: %+v", rep)
+	}
+	if _, err := pool.Exec(ctx, `delete from documents where id = $1`, b); err != nil {
+		t.Fatal(err)
+	}
+	rep = mustRun(t, e, false)
+	checkRelated(t, pool, cfg, "after B, A's top, was deleted")
+	if l := listOf(a); !slices.Equal(l, []int64{d}) {
+		t.Fatalf("A's list after B left: %v, want D (%d), refilled from the margin", l, d)
+	}
+	if rep.RelatedRejoined != 0 {
+		t.Errorf("B's deletion joined %d lists again; every list had a margin", rep.RelatedRejoined)
 	}
 }

@@ -38,6 +38,11 @@ type RunReport struct {
 	// RelatedOnNodes is the number of related-documents queries the remote
 	// nodes joined (0 with in-process nodes: the master's cores do it).
 	RelatedOnNodes int64
+	// RelatedPatched and RelatedRejoined count the related lists an
+	// incremental run touched: patched from their held members and margin,
+	// or joined again with the whole archive because the margin ran out
+	// (related.margin).
+	RelatedPatched, RelatedRejoined int
 	// TextsRead and TextsTokenised count the texts the run's feature phases
 	// read (from the stage, and stored ones for a rebuild) and tokenised:
 	// each once, whatever the number of phases.
@@ -230,6 +235,9 @@ func (e *Engine) computeAndCommit(ctx context.Context, runID int64, full bool, r
 	for _, u := range updates {
 		if c, ok := u.(interface{ committed(*Engine) }); ok {
 			c.committed(e)
+		}
+		if r, ok := u.(interface{ report(*RunReport) }); ok {
+			r.report(rep)
 		}
 	}
 	rep.Changed = len(cs.changed)

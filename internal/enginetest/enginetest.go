@@ -347,7 +347,8 @@ func (c *Corpus) Text() string {
 func Seed(t testing.TB) uint64 { t.Helper(); return testseed.Seed(t) }
 
 // Config is a configuration that exercises the hard cases on small data:
-// top-k lists of 4 fill up and lose members, and two shared chunks make a pair.
+// top-k lists of 4 fill up and lose members, related lists of 3 with a
+// margin of 2 run out of it, and two shared chunks make a pair.
 func Config(t testing.TB, url string, nodes int) config.Config {
 	cfg := config.Default()
 	cfg.DatabaseURL = url
@@ -358,6 +359,7 @@ func Config(t testing.TB, url string, nodes int) config.Config {
 	cfg.Engine.BatchSize = 7
 	cfg.Engine.ChunkBits = 24 // collisions happen at this width on purpose: they must not break exactness
 	cfg.Related.K = 3         // lists fill up and lose members on small data
+	cfg.Related.Margin = 2    // and their margins run out now and then
 	cfg.Related.Method = "exact"
 	return cfg
 }
