@@ -312,6 +312,9 @@ func dominantScript(text string) string {
 // lookAlikes counts the look-alike letters of another script in word (see
 // Scan) and names their scripts.
 func lookAlikes(word, dominant string, whole bool) (int, []string) {
+	if isASCII(word) {
+		return 0, nil // Latin letters only (the counting below says so, at a map per word)
+	}
 	counts := map[string]int{}
 	letters := 0
 	for _, r := range word {

@@ -58,15 +58,20 @@ func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]rel
 	return out, nil
 }
 
-// exactSelfHere is the exact self join of vecs on this process's cores,
-// each pair computed once (related.ExactSelf): the lists joinRelated gives
-// for Queries = Data = vecs, in half the postings. When ctx ends it stops
-// within about one task and returns ctx's error.
-func exactSelfHere(ctx context.Context, vecs []related.Vector, k int) (lists [][]related.Neighbor, err error) {
+// exactSelfHere is the exact self join of st's vectors on this process's
+// cores, each pair computed once (related.ExactSelf): the lists joinRelated
+// gives for Queries = Data = vecs, in half the postings. It numbers the
+// vectors' terms in a new related.Dict, kept in st for the next
+// incremental run. When ctx ends it stops within about one task and
+// returns ctx's error.
+func exactSelfHere(ctx context.Context, st *relatedState, k int) (lists [][]related.Neighbor, err error) {
 	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
 	err = related.Catch(func() {
-		s := related.Prepare(nil, vecs, true, pool)
+		dict := related.NewDict()
+		docs := dict.Docs(st.vecs, pool)
+		s := related.SelfSet(dict, docs)
 		lists, _ = related.ExactSelf(s, related.NewIndex(s), k, pool)
+		st.dict, st.docs = dict, docs
 	})
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -128,22 +129,54 @@ type listChange struct {
 	join      *archiveJoin // the archive interned and indexed, when joined here
 }
 
-// archiveJoin is the archive's vectors interned and indexed once for every
+// archiveJoin is the archive's vectors numbered and indexed once for every
 // exact join of an incremental run on this process's cores (the batch's
-// own lists and the lists recomputed after it): each used to intern and
-// index the whole archive again.
+// own lists and the lists joined again after it): each used to intern and
+// index the whole archive again. The numbering outlives the run
+// (relatedState.numbered): the next run converts only its own batch.
 type archiveJoin struct {
 	s *related.Set
 	x *related.Index
 }
 
-func newArchiveJoin(ctx context.Context, st *relatedState) (*archiveJoin, error) {
+func newArchiveJoin(ctx context.Context, st, prev *relatedState, fresh map[int64]bool) (*archiveJoin, error) {
 	a := &archiveJoin{}
 	err := related.Catch(func() {
-		a.s = related.Prepare(nil, st.vecs, true, related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))))
+		pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
+		dict, docs := st.numbered(prev, fresh, pool)
+		a.s = related.SelfSet(dict, docs)
 		a.x = related.NewIndex(a.s)
 	})
 	return a, err
+}
+
+// numbered returns st's vectors numbered for the exact joins, and keeps
+// them in st: those of prev's documents that did not change as prev has
+// them, the others converted in prev's related.Dict (a new Dict when prev
+// has none).
+func (st *relatedState) numbered(prev *relatedState, fresh map[int64]bool, r related.Runner) (*related.Dict, []related.Doc) {
+	if prev == nil || prev.dict == nil {
+		st.dict = related.NewDict()
+		st.docs = st.dict.Docs(st.vecs, r)
+		return st.dict, st.docs
+	}
+	st.dict, st.docs = prev.dict, make([]related.Doc, len(st.ids))
+	var convert []int
+	for i, id := range st.ids {
+		if j := prev.index(id); j >= 0 && !fresh[id] {
+			st.docs[i] = prev.docs[j]
+		} else {
+			convert = append(convert, i)
+		}
+	}
+	vs := make([]related.Vector, len(convert))
+	for j, i := range convert {
+		vs[j] = st.vecs[i]
+	}
+	for j, d := range st.dict.Docs(vs, r) {
+		st.docs[convert[j]] = d
+	}
+	return st.dict, st.docs
 }
 
 // above joins the documents ids (of st) with all of st: their lists, and
@@ -163,6 +196,7 @@ func (a *archiveJoin) above(ctx context.Context, st *relatedState, ids []int64, 
 // lists joins the documents ids (of st) again with the whole archive, as
 // exactLists does.
 func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64) error {
+	defer func(t time.Time) { u.stats.Join += time.Since(t) }(time.Now())
 	slices.Sort(ids)
 	lists, _, err := a.above(ctx, st, ids, u.depth, nil)
 	if err != nil {
@@ -219,13 +253,17 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 			floor[i] = l.rows[len(l.rows)-1].cosine
 		}
 	}
-	if c.join, err = newArchiveJoin(ctx, st); err != nil {
+	t := time.Now()
+	if c.join, err = newArchiveJoin(ctx, st, prev, c.fresh); err != nil {
 		return nil, nil, err
 	}
+	u.stats.Index = time.Since(t)
+	t = time.Now()
 	lists, above, err := c.join.above(ctx, st, rd.indexed, u.depth, floor)
 	if err != nil {
 		return nil, nil, err
 	}
+	u.stats.Join += time.Since(t)
 	for j, id := range rd.indexed {
 		u.set(id, rowsOf(st, lists[j]))
 	}

@@ -63,6 +63,11 @@ type relatedState struct {
 	// lists are the related lists as committed, each down to its margin,
 	// when known (nil: read them from the table, where they end at k).
 	lists map[int64]heldList
+	// dict and docs are vecs numbered for the exact joins (related.Dict),
+	// when a join on this process made them: the next incremental run
+	// converts only its batch.
+	dict *related.Dict
+	docs []related.Doc
 }
 
 // heldList is a related list as the engine holds it between runs: its
@@ -85,6 +90,9 @@ type relatedStats struct {
 	// join; Rejoined those it could not prove exact (their margin ran
 	// out), joined again with the whole archive.
 	Patched, Rejoined int
+	// Index is the time spent interning and indexing the archive's
+	// vectors, Join the time of the joins with it.
+	Index, Join time.Duration
 }
 
 // relatedPhase computes the vectors of what the run indexed and updates the
@@ -180,7 +188,8 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 	u := p.u
 	defer func() {
 		p.e.log.Info().Int64("run", r.ID).Str("method", u.stats.Method).Int("joined", u.stats.Queries).
-			Int("patched", u.stats.Patched).Int("rejoined", u.stats.Rejoined).Int("lists_written", len(u.lists)).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
+			Int("patched", u.stats.Patched).Int("rejoined", u.stats.Rejoined).Int("lists_written", len(u.lists)).
+			Dur("index_ms", u.stats.Index).Dur("join_ms", u.stats.Join).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
 			Msg("related documents updated")
 	}()
 	if p.rebuild != nil {
@@ -244,7 +253,7 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 	var lists [][]related.Neighbor
 	var err error
 	if method == "exact" && len(e.relatedClients()) == 0 {
-		lists, err = exactSelfHere(ctx, st.vecs, u.depth)
+		lists, err = exactSelfHere(ctx, st, u.depth)
 	} else {
 		lists, err = e.joinRelated(ctx, cluster.RelatedJob{K: u.depth, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
 			Data: st.vecs, Queries: st.vecs, Same: same})

@@ -9,6 +9,11 @@ package related
 // honest baseline for a filter: it computes only pairs that share a term,
 // and each shared term once.
 
+import (
+	"runtime"
+	"sync"
+)
+
 // Index is an inverted index of a Set's data documents in CSR layout.
 type Index struct {
 	off  []int64 // postings of term t: doc[off[t]:off[t+1]]
@@ -18,30 +23,54 @@ type Index struct {
 }
 
 // NewIndex builds the inverted index of s's data documents. Postings are in
-// ascending document order.
+// ascending document order. The documents are split in one range per core:
+// each counts its range's postings per term, the counts give every range
+// its place in each term's list, and each fills its places (the same index
+// as one pass in document order; 0.6-1.7 s of an incremental run's join of
+// 100,000 realistic documents on one core).
 func NewIndex(s *Set) *Index {
-	x := &Index{off: make([]int64, len(s.terms)+1), docs: len(s.d)}
-	for i := range s.d {
-		for _, t := range s.d[i].t {
-			x.off[t+1]++
+	terms := len(s.terms)
+	x := &Index{off: make([]int64, terms+1), docs: len(s.d)}
+	ranges := chunks(len(s.d), min(runtime.GOMAXPROCS(0), max(1, len(s.d)/2048)))
+	// at[r][t]: the next place of range r's postings of term t.
+	at := make([][]int64, len(ranges))
+	var wg sync.WaitGroup
+	for r, rg := range ranges {
+		wg.Go(func() {
+			c := make([]int64, terms)
+			for i := rg[0]; i < rg[1]; i++ {
+				for _, t := range s.d[i].t {
+					c[t]++
+				}
+			}
+			at[r] = c
+		})
+	}
+	wg.Wait()
+	var n int64
+	for t := range terms {
+		x.off[t] = n
+		for _, c := range at {
+			c[t], n = n, n+c[t]
 		}
 	}
-	for t := range s.terms {
-		x.off[t+1] += x.off[t]
-	}
-	n := x.off[len(s.terms)]
+	x.off[terms] = n
 	x.doc = make([]int32, n)
 	x.w = make([]float32, n)
-	fill := make([]int64, len(s.terms))
-	copy(fill, x.off)
-	for i := range s.d {
-		d := &s.d[i]
-		for j, t := range d.t {
-			p := fill[t]
-			x.doc[p], x.w[p] = int32(i), d.w[j]
-			fill[t] = p + 1
-		}
+	for r, rg := range ranges {
+		wg.Go(func() {
+			fill := at[r]
+			for i := rg[0]; i < rg[1]; i++ {
+				d := &s.d[i]
+				for j, t := range d.t {
+					p := fill[t]
+					x.doc[p], x.w[p] = int32(i), d.w[j]
+					fill[t] = p + 1
+				}
+			}
+		})
 	}
+	wg.Wait()
 	return x
 }
 

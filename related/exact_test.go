@@ -179,3 +179,32 @@ func TestExactOfIsASubsetOfExactAbove(t *testing.T) {
 		}
 	}
 }
+
+// TestNewIndexSplitsLikeOnePass: built by several ranges of documents at
+// once, the index is the one a single pass in document order builds.
+func TestNewIndexSplitsLikeOnePass(t *testing.T) {
+	r := testseed.Rand(t)
+	d := randomVectors(r, 9000, 300, 20)
+	s := Prepare(nil, d, true, Pool(3))
+	x := NewIndex(s)
+	var want [][]int32
+	want = make([][]int32, len(s.terms))
+	for i := range s.d {
+		for _, term := range s.d[i].t {
+			want[term] = append(want[term], int32(i))
+		}
+	}
+	for term := range s.terms {
+		got := x.doc[x.off[term]:x.off[term+1]]
+		if !slices.Equal(got, want[term]) {
+			t.Fatalf("term %d: postings %v, one pass gives %v", term, got, want[term])
+		}
+		for p := x.off[term]; p < x.off[term+1]; p++ {
+			dd := &s.d[x.doc[p]]
+			j, _ := slices.BinarySearch(dd.t, uint32(term))
+			if dd.w[j] != x.w[p] {
+				t.Fatalf("term %d, document %d: weight %v, document has %v", term, x.doc[p], x.w[p], dd.w[j])
+			}
+		}
+	}
+}

@@ -35,27 +35,33 @@ func Prepare(q, d []Vector, self bool, r Runner) *Set {
 	if !self {
 		all = append(all, q)
 	}
-	count := make(map[uint64]int32)
+	terms := 0
+	for _, vs := range all {
+		for _, v := range vs {
+			terms = max(terms, len(v.Terms))
+		}
+	}
+	count := newTermTable(4 * terms)
 	for _, vs := range all {
 		for _, v := range vs {
 			for _, t := range v.Terms {
-				count[t]++
+				i, _ := count.slot(t)
+				count.vals[i]++
 			}
 		}
 	}
-	s.terms = make([]uint64, 0, len(count))
-	for t := range count {
-		s.terms = append(s.terms, t)
-	}
+	s.terms = make([]uint64, 0, count.n)
+	count.each(func(t uint64, _ int32) { s.terms = append(s.terms, t) })
 	slices.SortFunc(s.terms, func(a, b uint64) int {
-		if c := cmp.Compare(count[a], count[b]); c != 0 {
+		if c := cmp.Compare(count.get(a), count.get(b)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	id := make(map[uint64]uint32, len(s.terms))
+	id := count // the counts are no longer needed: the same slots hold the IDs
 	for i, t := range s.terms {
-		id[t] = uint32(i)
+		j, _ := id.slot(t)
+		id.vals[j] = int32(i)
 	}
 	conv := func(vs []Vector) []sparse {
 		out := make([]sparse, len(vs))
@@ -63,21 +69,7 @@ func Prepare(q, d []Vector, self bool, r Runner) *Set {
 		r.Run(len(cs), func(c int) {
 			var keys []uint64
 			for i := cs[c][0]; i < cs[c][1]; i++ {
-				v := vs[i]
-				sp := sparse{t: make([]uint32, len(v.Terms)), w: make([]float32, len(v.Terms)), norm: v.Norm}
-				// Sort (term ID, position) as one uint64: pdqsort on
-				// integers, no comparison callback (3-4 times faster;
-				// this sort was a quarter of an incremental run's join).
-				keys = keys[:0]
-				for j, t := range v.Terms {
-					keys = append(keys, uint64(id[t])<<32|uint64(j))
-				}
-				slices.Sort(keys)
-				for j, key := range keys {
-					sp.t[j] = uint32(key >> 32)
-					sp.w[j] = v.W[uint32(key)]
-				}
-				out[i] = sp
+				out[i] = convert(vs[i], id.get, &keys)
 			}
 		})
 		return out
