@@ -16,8 +16,9 @@
 // Vernica et al., the method the paper compares ZOLIP with. ExactSelf
 // (exact_self.go) is Exact for a self join computing each pair once (half
 // the postings), and ExactOf joins some documents of a self join's Set, so
-// that an incremental run interns and indexes its archive once for all its
-// joins.
+// that an incremental run indexes its archive once for all its joins; a
+// Dict (dict.go) numbers terms for good, so that the archive's vectors stay
+// converted from one run to the next and only a run's batch is converted.
 //
 // Text analysis (analyze.go) turns words into terms: stop words removed per
 // language, stemmed where a stemmer exists (Snowball for English and six other
