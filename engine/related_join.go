@@ -61,8 +61,8 @@ func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]rel
 // exactSelfHere is the exact self join of st's vectors on this process's
 // cores, each pair computed once (related.ExactSelf): the lists joinRelated
 // gives for Queries = Data = vecs, in half the postings. It numbers the
-// vectors' terms in a new related.Dict, kept in st for the next
-// incremental run. When ctx ends it stops within about one task and
+// vectors' terms in a new related.Dict and keeps it in st with the index,
+// for the next incremental run. When ctx ends it stops within about one task and
 // returns ctx's error.
 func exactSelfHere(ctx context.Context, st *relatedState, k int) (lists [][]related.Neighbor, err error) {
 	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
@@ -70,8 +70,10 @@ func exactSelfHere(ctx context.Context, st *relatedState, k int) (lists [][]rela
 		dict := related.NewDict()
 		docs := dict.Docs(st.vecs, pool)
 		s := related.SelfSet(dict, docs)
-		lists, _ = related.ExactSelf(s, related.NewIndex(s), k, pool)
+		x := related.NewIndex(s)
+		lists, _ = related.ExactSelf(s, x, k, pool)
 		st.dict, st.docs = dict, docs
+		st.base, st.baseIDs, st.stale = x, st.ids, map[int64]bool{}
 	})
 	if err != nil {
 		return nil, err

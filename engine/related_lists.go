@@ -139,15 +139,49 @@ type archiveJoin struct {
 	x *related.Index
 }
 
-func newArchiveJoin(ctx context.Context, st, prev *relatedState, fresh map[int64]bool) (*archiveJoin, error) {
+func newArchiveJoin(ctx context.Context, st, prev *relatedState, c *listChange) (*archiveJoin, error) {
 	a := &archiveJoin{}
 	err := related.Catch(func() {
 		pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
-		dict, docs := st.numbered(prev, fresh, pool)
+		dict, docs := st.numbered(prev, c.fresh, pool)
 		a.s = related.SelfSet(dict, docs)
-		a.x = related.NewIndex(a.s)
+		a.x = st.indexed(a.s, prev, c)
 	})
 	return a, err
+}
+
+// indexed returns the inverted index of s, st's vectors numbered: prev's
+// base index with only what it lacks indexed anew, while the documents
+// changed or gone since the base was built are at most an eighth of it and
+// those it lacks an eighth of s; a new base otherwise. It keeps the base
+// in st for the next run.
+func (st *relatedState) indexed(s *related.Set, prev *relatedState, c *listChange) *related.Index {
+	if prev != nil && prev.base != nil && prev.dict == st.dict {
+		stale := make(map[int64]bool, len(prev.stale)+len(c.fresh)+len(c.gone))
+		for _, m := range []map[int64]bool{prev.stale, c.fresh, c.gone} {
+			for id := range m {
+				stale[id] = true
+			}
+		}
+		at := make([]int32, len(prev.baseIDs))
+		reached := 0
+		for b, id := range prev.baseIDs {
+			at[b] = -1
+			if !stale[id] {
+				if i := st.index(id); i >= 0 {
+					at[b] = int32(i)
+					reached++
+				}
+			}
+		}
+		if 8*(len(at)-reached) <= len(at) && 8*(len(st.ids)-reached) <= len(st.ids) {
+			st.base, st.baseIDs, st.stale = prev.base, prev.baseIDs, stale
+			return related.Reuse(s, prev.base, at)
+		}
+	}
+	x := related.NewIndex(s)
+	st.base, st.baseIDs, st.stale = x, st.ids, map[int64]bool{}
+	return x
 }
 
 // numbered returns st's vectors numbered for the exact joins, and keeps
@@ -254,10 +288,11 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 		}
 	}
 	t := time.Now()
-	if c.join, err = newArchiveJoin(ctx, st, prev, c.fresh); err != nil {
+	if c.join, err = newArchiveJoin(ctx, st, prev, c); err != nil {
 		return nil, nil, err
 	}
 	u.stats.Index = time.Since(t)
+	u.stats.IndexKept = prev != nil && prev.base != nil && st.base == prev.base
 	t = time.Now()
 	lists, above, err := c.join.above(ctx, st, rd.indexed, u.depth, floor)
 	if err != nil {

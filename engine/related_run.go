@@ -68,6 +68,13 @@ type relatedState struct {
 	// converts only its batch.
 	dict *related.Dict
 	docs []related.Doc
+	// base is an inverted index of the documents baseIDs (in that order)
+	// built by an earlier run of the same Dict, and stale the documents
+	// changed or gone since: an incremental run indexes only what base
+	// lacks (related.Reuse).
+	base    *related.Index
+	baseIDs []int64
+	stale   map[int64]bool
 }
 
 // heldList is a related list as the engine holds it between runs: its
@@ -93,6 +100,9 @@ type relatedStats struct {
 	// Index is the time spent interning and indexing the archive's
 	// vectors, Join the time of the joins with it.
 	Index, Join time.Duration
+	// IndexKept: the archive's index was an earlier run's, with only what
+	// it lacked indexed anew (related.Reuse).
+	IndexKept bool
 }
 
 // relatedPhase computes the vectors of what the run indexed and updates the
@@ -189,7 +199,7 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 	defer func() {
 		p.e.log.Info().Int64("run", r.ID).Str("method", u.stats.Method).Int("joined", u.stats.Queries).
 			Int("patched", u.stats.Patched).Int("rejoined", u.stats.Rejoined).Int("lists_written", len(u.lists)).
-			Dur("index_ms", u.stats.Index).Dur("join_ms", u.stats.Join).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
+			Dur("index_ms", u.stats.Index).Bool("index_kept", u.stats.IndexKept).Dur("join_ms", u.stats.Join).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
 			Msg("related documents updated")
 	}()
 	if p.rebuild != nil {

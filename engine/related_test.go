@@ -259,3 +259,48 @@ func TestRelated_MarginStaysExact(t *testing.T) {
 		t.Errorf("B's deletion joined %d lists again; every list had a margin", rep.RelatedRejoined)
 	}
 }
+
+// TestRelated_IndexKeptAcrossRuns: incremental runs that change a document
+// or two each keep the archive's inverted index from the run that built it
+// and index only what it lacks (related.Reuse); documents changed in any
+// run since must not be read from it with their old vectors, and the lists
+// stay exact after every run.
+func TestRelated_IndexKeptAcrossRuns(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 1)
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	c := enginetest.NewCorpus(seed)
+	ctx := context.Background()
+	var ids []int64
+	for i := range 48 {
+		var id int64
+		if err := pool.QueryRow(ctx, `insert into documents (title, text) values ($1, $2) returning id`,
+			fmt.Sprintf("doc %d", i), c.Text()).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	mustRun(t, e, false) // full: its self join numbers and indexes the archive
+	base := e.related.base
+	if base == nil {
+		t.Fatal("no index kept after a run")
+	}
+	for run := range 5 {
+		// Each run changes another document, and one of those changed before.
+		for _, id := range []int64{ids[3+run*7], ids[3+max(0, run-1)*7]} {
+			if _, err := pool.Exec(ctx, `update documents set text = $2 where id = $1`, id, c.Text()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustRun(t, e, false)
+		checkRelated(t, pool, cfg, fmt.Sprintf("after incremental run %d", run))
+		if e.related.base != base {
+			t.Fatalf("run %d built a new index for %d changed documents of %d", run, len(e.related.stale), len(ids))
+		}
+	}
+	if n := len(e.related.stale); n != 5 {
+		t.Fatalf("%d documents marked changed since the index was built, want 5", n)
+	}
+}

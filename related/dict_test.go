@@ -49,3 +49,62 @@ func TestDictJoinsEqualPrepared(t *testing.T) {
 		t.Fatalf("the Dict numbers %d terms, the vectors have %d", n, p.Terms())
 	}
 }
+
+// TestReuseJoinsEqualNewIndex: an index reused from an earlier set of the
+// same Dict (documents gone, changed, added, and new terms since) gives
+// the joins of an index built anew, bit for bit.
+func TestReuseJoinsEqualNewIndex(t *testing.T) {
+	r := testseed.Rand(t)
+	old := randomVectors(r, 900, 300, 20)
+	dict := NewDict()
+	oldDocs := dict.Docs(old, Pool(3))
+	base := NewIndex(SelfSet(dict, oldDocs))
+	// The next set: every third document gone, every seventh changed, 200
+	// new ones (more terms: a larger vocabulary).
+	fresh := randomVectors(r, 400, 600, 20)
+	var vs []Vector
+	var docs []Doc
+	at := make([]int32, len(old))
+	for b := range old {
+		at[b] = -1
+		switch {
+		case b%3 == 0:
+		case b%7 == 0:
+			vs = append(vs, fresh[len(vs)%len(fresh)])
+			docs = append(docs, dict.Docs(vs[len(vs)-1:], Pool(1))[0])
+		default:
+			at[b] = int32(len(vs))
+			vs = append(vs, old[b])
+			docs = append(docs, oldDocs[b])
+		}
+	}
+	added := fresh[200:]
+	vs = append(vs, added...)
+	docs = append(docs, dict.Docs(added, Pool(3))...)
+	s := SelfSet(dict, docs)
+	reused, plain := Reuse(s, base, at), NewIndex(s)
+	qs := []int32{0, 5, int32(len(vs) / 2), int32(len(vs) - 1)}
+	floor := make([]float32, len(vs))
+	for i := range floor {
+		floor[i] = r.Float32() / 3
+	}
+	wantTop, wantAbove, _ := ExactOf(s, plain, 12, qs, floor, Pool(3))
+	gotTop, gotAbove, _ := ExactOf(s, reused, 12, qs, floor, Pool(3))
+	for j := range qs {
+		if !slices.Equal(gotTop[j], wantTop[j]) {
+			t.Fatalf("query %d: %v reusing the base, %v anew", qs[j], gotTop[j], wantTop[j])
+		}
+	}
+	for i := range vs {
+		if !slices.Equal(gotAbove[i], wantAbove[i]) {
+			t.Fatalf("above of %d: %v reusing the base, %v anew", i, gotAbove[i], wantAbove[i])
+		}
+	}
+	want, _ := Exact(s, plain, 7, Pool(3))
+	got, _ := Exact(s, reused, 7, Pool(3))
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("document %d: %v reusing the base, %v anew", i, got[i], want[i])
+		}
+	}
+}

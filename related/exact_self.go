@@ -18,6 +18,9 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 	if !s.Self {
 		panic("related: ExactSelf needs a self join")
 	}
+	if x.remap != nil {
+		panic("related: ExactSelf needs a plain index (NewIndex), not Reuse's")
+	}
 	out := make([][]Neighbor, len(s.q))
 	cs := chunks(len(s.q), 16*max(1, len(s.q)/4096+1))
 	posts := make([]int64, len(cs))
