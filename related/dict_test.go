@@ -1,6 +1,7 @@
 package related
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -28,23 +29,7 @@ func TestDictJoinsEqualPrepared(t *testing.T) {
 			}
 		}
 	}
-	qs := []int32{3, 500, 701, 1199}
-	floor := make([]float32, len(vs))
-	for i := range floor {
-		floor[i] = r.Float32() / 3
-	}
-	wantTop, wantAbove, _ := ExactOf(p, NewIndex(p), 15, qs, floor, Pool(3))
-	gotTop, gotAbove, _ := ExactOf(d, NewIndex(d), 15, qs, floor, Pool(3))
-	for j := range qs {
-		if !slices.Equal(gotTop[j], wantTop[j]) {
-			t.Fatalf("ExactOf query %d: %v over the Dict, %v over Prepare", qs[j], gotTop[j], wantTop[j])
-		}
-	}
-	for i := range vs {
-		if !slices.Equal(gotAbove[i], wantAbove[i]) {
-			t.Fatalf("ExactOf above of %d: %v over the Dict, %v over Prepare", i, gotAbove[i], wantAbove[i])
-		}
-	}
+	sameExactOf(t, r, "over the Dict, over Prepare", []int32{3, 500, 701, 1199}, d, NewIndex(d), p, NewIndex(p))
 	if n := len(dict.terms); n != p.Terms() {
 		t.Fatalf("the Dict numbers %d terms, the vectors have %d", n, p.Terms())
 	}
@@ -83,28 +68,35 @@ func TestReuseJoinsEqualNewIndex(t *testing.T) {
 	docs = append(docs, dict.Docs(added, Pool(3))...)
 	s := SelfSet(dict, docs)
 	reused, plain := Reuse(s, base, at), NewIndex(s)
-	qs := []int32{0, 5, int32(len(vs) / 2), int32(len(vs) - 1)}
-	floor := make([]float32, len(vs))
-	for i := range floor {
-		floor[i] = r.Float32() / 3
-	}
-	wantTop, wantAbove, _ := ExactOf(s, plain, 12, qs, floor, Pool(3))
-	gotTop, gotAbove, _ := ExactOf(s, reused, 12, qs, floor, Pool(3))
-	for j := range qs {
-		if !slices.Equal(gotTop[j], wantTop[j]) {
-			t.Fatalf("query %d: %v reusing the base, %v anew", qs[j], gotTop[j], wantTop[j])
-		}
-	}
-	for i := range vs {
-		if !slices.Equal(gotAbove[i], wantAbove[i]) {
-			t.Fatalf("above of %d: %v reusing the base, %v anew", i, gotAbove[i], wantAbove[i])
-		}
-	}
+	sameExactOf(t, r, "reusing the base, anew", []int32{0, 5, int32(len(vs) / 2), int32(len(vs) - 1)}, s, reused, s, plain)
 	want, _ := Exact(s, plain, 7, Pool(3))
 	got, _ := Exact(s, reused, 7, Pool(3))
 	for i := range want {
 		if !slices.Equal(got[i], want[i]) {
 			t.Fatalf("document %d: %v reusing the base, %v anew", i, got[i], want[i])
+		}
+	}
+}
+
+// sameExactOf fails t unless ExactOf gives the same lists and above-floor
+// hits for the queries qs over (gs, gx) as over (ws, wx), with random
+// floors; how names the two sides.
+func sameExactOf(t *testing.T, r *rand.Rand, how string, qs []int32, gs *Set, gx *Index, ws *Set, wx *Index) {
+	t.Helper()
+	floor := make([]float32, gs.Docs())
+	for i := range floor {
+		floor[i] = r.Float32() / 3
+	}
+	wantTop, wantAbove, _ := ExactOf(ws, wx, 15, qs, floor, Pool(3))
+	gotTop, gotAbove, _ := ExactOf(gs, gx, 15, qs, floor, Pool(3))
+	for j := range qs {
+		if !slices.Equal(gotTop[j], wantTop[j]) {
+			t.Fatalf("ExactOf query %d (%s): %v, %v", qs[j], how, gotTop[j], wantTop[j])
+		}
+	}
+	for i := range floor {
+		if !slices.Equal(gotAbove[i], wantAbove[i]) {
+			t.Fatalf("ExactOf above of %d (%s): %v, %v", i, how, gotAbove[i], wantAbove[i])
 		}
 	}
 }

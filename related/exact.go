@@ -84,7 +84,6 @@ func indexOfDocs(s *Set, docs []int32) *Index {
 	return x
 }
 
-
 // NewIndex builds the inverted index of s's data documents. Postings are in
 // ascending document order. The documents are split in one range per core:
 // each counts its range's postings per term, the counts give every range
