@@ -18,7 +18,7 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 	if !s.Self {
 		panic("related: ExactSelf needs a self join")
 	}
-	if x.remap != nil {
+	if x.holes || x.delta != nil {
 		panic("related: ExactSelf needs a plain index (NewIndex), not Reuse's")
 	}
 	out := make([][]Neighbor, len(s.q))
