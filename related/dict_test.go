@@ -100,3 +100,31 @@ func sameExactOf(t *testing.T, r *rand.Rand, how string, qs []int32, gs *Set, gx
 		}
 	}
 }
+
+// TestReuseWithNothingToAdd: when the kept index reaches every document
+// (a run that only deleted some), the small index is empty: no document is
+// indexed twice.
+func TestReuseWithNothingToAdd(t *testing.T) {
+	r := testseed.Rand(t)
+	vs := randomVectors(r, 300, 200, 20)
+	dict := NewDict()
+	docs := dict.Docs(vs, Pool(3))
+	base := NewIndex(SelfSet(dict, docs))
+	at := make([]int32, len(vs))
+	var keep []Doc
+	for b := range vs {
+		at[b] = -1
+		if b%5 != 0 {
+			at[b] = int32(len(keep))
+			keep = append(keep, docs[b])
+		}
+	}
+	s := SelfSet(dict, keep)
+	want, _ := Exact(s, NewIndex(s), 5, Pool(3))
+	got, _ := Exact(s, Reuse(s, base, at), 5, Pool(3))
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("document %d: %v reusing the base, %v anew", i, got[i], want[i])
+		}
+	}
+}
