@@ -87,7 +87,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		}
 		u.stats.Patched++
 		u.held[id] = patched
-		if top := patched.rows[:min(u.k, len(patched.rows))]; !sameRows(top, was.rows[:min(u.k, len(was.rows))]) {
+		if top := patched.rows[:min(u.k, len(patched.rows))]; !slices.Equal(top, was.rows[:min(u.k, len(was.rows))]) {
 			u.lists[id] = top
 		}
 	}
@@ -410,9 +410,6 @@ func (c *listChange) patch(cur heldList, gain []related.Neighbor, k, depth int, 
 func worse(n related.Neighbor, ids []int64, tau float32, tauID int64) bool {
 	return n.Sim < tau || n.Sim == tau && ids[n.Doc] > tauID
 }
-
-// sameRows reports whether two lists are the same rows.
-func sameRows(a, b []relatedRow) bool { return slices.Equal(a, b) }
 
 // exactLists recomputes the lists of ids (documents of st) by an exact join
 // against all of st.

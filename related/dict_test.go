@@ -1,6 +1,7 @@
 package related
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -23,11 +24,7 @@ func TestDictJoinsEqualPrepared(t *testing.T) {
 	for _, k := range []int{1, 10, 20} {
 		want, _ := ExactSelf(p, NewIndex(p), k, Pool(3))
 		got, _ := ExactSelf(d, NewIndex(d), k, Pool(3))
-		for i := range want {
-			if !slices.Equal(got[i], want[i]) {
-				t.Fatalf("k=%d: document %d: %v over the Dict, %v over Prepare", k, i, got[i], want[i])
-			}
-		}
+		identicalLists(t, fmt.Sprintf("k=%d, over the Dict, over Prepare", k), got, want)
 	}
 	sameExactOf(t, r, "over the Dict, over Prepare", []int32{3, 500, 701, 1199}, d, NewIndex(d), p, NewIndex(p))
 	if n := len(dict.terms); n != p.Terms() {
@@ -71,11 +68,7 @@ func TestReuseJoinsEqualNewIndex(t *testing.T) {
 	sameExactOf(t, r, "reusing the base, anew", []int32{0, 5, int32(len(vs) / 2), int32(len(vs) - 1)}, s, reused, s, plain)
 	want, _ := Exact(s, plain, 7, Pool(3))
 	got, _ := Exact(s, reused, 7, Pool(3))
-	for i := range want {
-		if !slices.Equal(got[i], want[i]) {
-			t.Fatalf("document %d: %v reusing the base, %v anew", i, got[i], want[i])
-		}
-	}
+	identicalLists(t, "reusing the base, anew", got, want)
 }
 
 // sameExactOf fails t unless ExactOf gives the same lists and above-floor
@@ -122,9 +115,16 @@ func TestReuseWithNothingToAdd(t *testing.T) {
 	s := SelfSet(dict, keep)
 	want, _ := Exact(s, NewIndex(s), 5, Pool(3))
 	got, _ := Exact(s, Reuse(s, base, at), 5, Pool(3))
+	identicalLists(t, "reusing the base, anew", got, want)
+}
+
+// identicalLists fails t unless every list of got is want's, bit for bit;
+// how names the two sides.
+func identicalLists(t *testing.T, how string, got, want [][]Neighbor) {
+	t.Helper()
 	for i := range want {
 		if !slices.Equal(got[i], want[i]) {
-			t.Fatalf("document %d: %v reusing the base, %v anew", i, got[i], want[i])
+			t.Fatalf("document %d (%s): %v, %v", i, how, got[i], want[i])
 		}
 	}
 }
