@@ -72,6 +72,12 @@ type Options struct {
 	// see supported in verify.go. 0 means the defaults; a negative
 	// SupportWords keeps every seed.
 	SupportWords, SupportDrift int
+	// SentenceDice, when positive, adds the seeds of matching sentence
+	// pairs (sentence.go) to the windows': sentences whose content terms
+	// (Doc.Terms, which both Docs must have) overlap with at least this
+	// Dice coefficient. 0 means windows only. Suppress does not apply to
+	// them: a caller that suppresses common text leaves this off.
+	SentenceDice float64
 }
 
 // Defaults of Options.
@@ -144,12 +150,19 @@ type Doc struct {
 	Text  string
 	Words []invindex.Word
 	Keys  []uint64
+	// Terms, optional, gives every word its content term for sentence
+	// seeds (Options.SentenceDice): a hash of its stem, 0 for a stop
+	// word. Set it, len(Words) long, before the Doc's first Align.
+	Terms []uint64
 
 	once sync.Once
 	ix   keyIndex
 
 	runesOnce sync.Once
 	runes     int
+
+	sentOnce sync.Once
+	sents    []sentence
 }
 
 // Coverage is Coverage(d.Text, ranges, excluded), with the text's rune
@@ -269,6 +282,9 @@ func Align(a, b *Doc, opt Options) []Passage {
 		return nil
 	}
 	seeds := findSeeds(a, b, opt.Suppress)
+	if opt.SentenceDice > 0 {
+		seeds = addSeeds(seeds, sentenceSeeds(a, b, opt.SentenceDice))
+	}
 	if len(seeds) == 0 {
 		return nil
 	}

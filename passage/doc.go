@@ -58,6 +58,12 @@
 //     once); keys that Options.Suppress rejects, and keys repeated more
 //     than maxKeyRepeat times in a (tables of numbers, rules of dashes),
 //     give no seeds.
+//     With Options.SentenceDice, matching sentence pairs seed too
+//     (sentence.go): two sentences whose content terms (Doc.Terms: stems
+//     without stop words, from the caller) overlap enough, in a run of
+//     such pairs along one diagonal, give a seed per shared term. A
+//     reworded copy keeps few identical word pairs but many of its
+//     sentences' terms.
 //  2. Support. A seed counts only when another seed at least two words
 //     further on and at most SupportWords words away in a lies on nearly
 //     its diagonal (offsets j-i at most SupportDrift words apart). Copied

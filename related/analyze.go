@@ -160,16 +160,23 @@ func Detect(words []string, candidates []Lang) Lang {
 // Terms returns the terms of words in language l: stop words dropped, the
 // rest stemmed. It appends to dst.
 func Terms(l Lang, words []string, dst []string) []string {
-	lg := languages[l]
 	for _, w := range words {
-		if lg.stop(w) {
-			continue
-		}
-		if s := lg.stem(w); utf8.RuneCountInString(s) > 1 {
+		if s, ok := l.Term(w); ok {
 			dst = append(dst, s)
 		}
 	}
 	return dst
+}
+
+// Term returns the term of one lower-case word in language l, its stem, and
+// false for a stop word or a stem of one rune: what Terms keeps of it.
+func (l Lang) Term(w string) (string, bool) {
+	lg := languages[l]
+	if lg.stop(w) {
+		return "", false
+	}
+	s := lg.stem(w)
+	return s, utf8.RuneCountInString(s) > 1
 }
 
 // TermCount is one distinct term of a document (TermHash of the stem) and

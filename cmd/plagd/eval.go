@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,11 +60,12 @@ type evalReport struct {
 // newEvalPanCmd is `plagd eval pan CORPUS --out DIR`.
 func newEvalPanCmd(g *globals) *cobra.Command {
 	var (
-		out    string
-		top    int
-		asJSON bool
-		allSrc bool
-		set    = pan.DefaultAlignSettings()
+		out     string
+		top     int
+		asJSON  bool
+		allSrc  bool
+		withRel = true
+		set     = pan.DefaultAlignSettings()
 	)
 	cmd := &cobra.Command{
 		Use:   "pan CORPUS_DIR --out DETECTIONS_DIR [--top 100] [--json]",
@@ -77,7 +79,9 @@ per pair).
 It ingests both folders into the configured database, runs the engine once
 (a full run, with a throw-away index directory), and then, for each
 suspicious document, aligns it with its --top most similar source documents
-(external detection) or with the pairs the corpus lists (text alignment).
+and its related documents (--related: the documents on the same subject,
+which find reworded sources that share no chunk; external detection) or
+with the pairs the corpus lists (text alignment).
 The detections are written to DETECTIONS_DIR in PAN XML (one file per
 suspicious document, or per pair), and scored in Go with the official PAN
 measures: plagdet, precision, recall and granularity, macro- and
@@ -108,13 +112,14 @@ the same figures:
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runEvalPan(cmd.Context(), g, args[0], out, top, allSrc, set, asJSON)
+			return runEvalPan(cmd.Context(), g, args[0], out, top, allSrc, withRel, set, asJSON)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "folder for the detection XML files (created if missing)")
 	f.IntVar(&top, "top", 100, "source documents aligned per suspicious document, from its similarity list")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.BoolVar(&withRel, "related", withRel, "also align with each suspicious document's related documents (related.k of them), not only the --top by shared chunks")
 	f.BoolVar(&allSrc, "all-sources", false, "align with every source document, not only the retrieved ones (separates alignment from retrieval losses)")
 	f.StringVar(&set.Aligner, "aligner", set.Aligner, "passage aligner: invindex (the engine's) or seed (internal/pan stand-in, for comparison)")
 	f.IntVar(&set.Window, "window", set.Window, "words per alignment seed window")
@@ -127,10 +132,11 @@ the same figures:
 	f.Float64Var(&set.MinDensity, "min-density", set.MinDensity, "drop passages in which a smaller share of words, in either document, matches (0: the aligner's default; negative: none)")
 	f.IntVar(&set.SupportWords, "support-words", set.SupportWords, "a seed needs another within this many words on nearly its diagonal (0: the aligner's default; negative: every seed counts)")
 	f.IntVar(&set.SupportDrift, "support-drift", set.SupportDrift, "largest difference of diagonals (words) between a seed and its support (0: the aligner's default)")
+	f.Float64Var(&set.SentenceDice, "sentence-dice", set.SentenceDice, "also seed from sentence pairs whose stemmed content words overlap with at least this Dice coefficient (0: windows only)")
 	return cmd
 }
 
-func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSrc bool, set pan.AlignSettings, asJSON bool) error {
+func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSrc, withRelated bool, set pan.AlignSettings, asJSON bool) error {
 	t0 := time.Now()
 	timings := map[string]string{}
 	corpus, err := pan.Open(dir)
@@ -155,13 +161,19 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 		return err
 	}
 
-	ranked, err := rankedSources(ctx, db, corpus, suspPrefix, srcPrefix)
+	ranked, err := rankedSources(ctx, db, store.SimilarExternalIDs, corpus, suspPrefix, srcPrefix)
 	if err != nil {
 		return err
 	}
+	var related map[string][]string
+	if withRelated {
+		if related, err = rankedSources(ctx, db, store.RelatedExternalIDs, corpus, suspPrefix, srcPrefix); err != nil {
+			return err
+		}
+	}
 
 	t := time.Now()
-	candidates := ranked
+	candidates := withRelatedSources(ranked, related, top)
 	if allSrc {
 		candidates = map[string][]string{}
 		for _, d := range corpus.Susp {
@@ -186,9 +198,10 @@ func runEvalPan(ctx context.Context, g *globals, dir, out string, top int, allSr
 	r := evalReport{
 		Corpus: dir, Layout: corpus.Layout, Suspicious: len(corpus.Susp), Sources: len(corpus.Src),
 		Cases: len(pan.Dedup(corpus.Cases)), Detections: len(pan.Dedup(dets)), Out: out, Top: top, AllSources: allSrc, Settings: set,
-		Scores:    pan.ByKind(corpus.Cases, dets),
-		Retrieval: pan.RetrievalByKind(corpus.Cases, func(s string) []string { return ranked[s] }),
-		Run:       rep, Timings: timings,
+		Scores: pan.ByKind(corpus.Cases, dets),
+		Retrieval: pan.RetrievalByKind(corpus.Cases, func(s string) []string { return ranked[s] },
+			func(s string) []string { return candidates[s] }),
+		Run: rep, Timings: timings,
 	}
 	if corpus.TruthDir != "" {
 		r.Scorer = fmt.Sprintf("python3 pan-measures.py -p %s -d %s", corpus.TruthDir, out)
@@ -236,10 +249,28 @@ func prepareOut(c *pan.Corpus, out string) error {
 	return nil
 }
 
-// rankedSources reads the similarity lists of the suspicious documents and
-// keeps the source documents, best first (the engine's order: most shared
-// chunks, then id). Other suspicious documents are not candidates.
-func rankedSources(ctx context.Context, db *store.DB, c *pan.Corpus, suspPrefix, srcPrefix string) (map[string][]string, error) {
+// withRelatedSources is each suspicious document's first top sources by
+// shared chunks, followed by its related documents not among them.
+func withRelatedSources(ranked, related map[string][]string, top int) map[string][]string {
+	out := make(map[string][]string, len(ranked))
+	for d, srcs := range ranked {
+		out[d] = srcs[:min(top, len(srcs))]
+	}
+	for d, srcs := range related {
+		for _, s := range srcs {
+			if !slices.Contains(out[d], s) {
+				out[d] = append(slices.Clip(out[d]), s)
+			}
+		}
+	}
+	return out
+}
+
+// rankedSources reads the similarity or related-documents lists (read) of
+// the suspicious documents and keeps the source documents, best first (the
+// engine's order). Other suspicious documents are not candidates.
+func rankedSources(ctx context.Context, db *store.DB, read func(context.Context, store.Querier, string, string) ([][2]string, error),
+	c *pan.Corpus, suspPrefix, srcPrefix string) (map[string][]string, error) {
 	suspByID, srcByID := map[string]string{}, map[string]string{}
 	for _, d := range c.Susp {
 		suspByID[suspPrefix+"/"+d.Rel] = d.Name
@@ -247,7 +278,7 @@ func rankedSources(ctx context.Context, db *store.DB, c *pan.Corpus, suspPrefix,
 	for _, d := range c.Src {
 		srcByID[srcPrefix+"/"+d.Rel] = d.Name
 	}
-	pairs, err := store.SimilarExternalIDs(ctx, db, suspPrefix+"/", srcPrefix+"/")
+	pairs, err := read(ctx, db, suspPrefix+"/", srcPrefix+"/")
 	if err != nil {
 		return nil, err
 	}
@@ -356,16 +387,17 @@ func printEvalReport(r evalReport) {
 		cand = "all-sources"
 	}
 	printf("settings: %s %s\n\n", cand, r.Settings)
-	printf("%-20s %5s %6s %7s %7s %7s %7s %6s %7s %7s %7s\n", "obfuscation", "cases", "r@10", "r@100", "plagdet", "prec", "recall", "gran", "µplag", "µprec", "µrec")
+	printf("%-20s %5s %6s %7s %6s %7s %7s %7s %6s %7s %7s %7s\n", "obfuscation", "cases", "r@10", "r@100", "cand", "plagdet", "prec", "recall", "gran", "µplag", "µprec", "µrec")
 	kinds := pan.Kinds(r.Scores)
 	for _, k := range kinds {
 		s, rt := r.Scores[k], r.Retrieval[k]
-		printf("%-20s %5d %6.3f %7.3f %7.3f %7.3f %7.3f %6.3f %7.3f %7.3f %7.3f\n", k, s.Cases, rt.At10, rt.At100,
+		printf("%-20s %5d %6.3f %7.3f %6.3f %7.3f %7.3f %7.3f %6.3f %7.3f %7.3f %7.3f\n", k, s.Cases, rt.At10, rt.At100, rt.AlignedShare,
 			s.Plagdet, s.Precision, s.Recall, s.Granularity, s.MicroPlagdet, s.MicroPrecision, s.MicroRecall)
 	}
 	if m := r.Retrieval[pan.Overall].Missed; len(m) > 0 {
 		printf("\nsources not in the top 100 (%d): %s\n", len(m), strings.Join(m, ", "))
 	}
+	printf("cand: share of sources aligned (the top %d by shared chunks and the related documents)\n", r.Top)
 	keys := make([]string, 0, len(r.Timings))
 	for k := range r.Timings {
 		keys = append(keys, k)

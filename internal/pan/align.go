@@ -6,6 +6,7 @@ import (
 
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/related"
 )
 
 // AlignSettings are the passage-alignment settings of the evaluation.
@@ -34,6 +35,9 @@ type AlignSettings struct {
 	// SupportWords and SupportDrift: see passage.Options.
 	SupportWords int `json:"support_words"`
 	SupportDrift int `json:"support_drift"`
+	// SentenceDice: see passage.Options (invindex only); 0 turns sentence
+	// seeds off.
+	SentenceDice float64 `json:"sentence_dice"`
 }
 
 // DefaultAlignSettings were tuned on pan-id and on the English corpus of
@@ -42,12 +46,13 @@ type AlignSettings struct {
 func DefaultAlignSettings() AlignSettings {
 	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 120, MinWords: 20, MinShared: 6,
 		GapPenalty: passage.DefaultGapPenalty, MinDensity: passage.DefaultMinDensity,
-		SupportWords: passage.DefaultSupportWords, SupportDrift: passage.DefaultSupportDrift}
+		SupportWords: passage.DefaultSupportWords, SupportDrift: passage.DefaultSupportDrift,
+		SentenceDice: 0.5}
 }
 
 func (s AlignSettings) String() string {
-	return fmt.Sprintf("aligner=%s window=%d max_occ=%d gap_words=%d merge_gap_words=%d min_words=%d min_shared=%d gap_penalty=%g min_density=%g support_words=%d support_drift=%d",
-		s.Aligner, s.Window, s.MaxOcc, s.GapWords, s.MergeGapWords, s.MinWords, s.MinShared, s.GapPenalty, s.MinDensity, s.SupportWords, s.SupportDrift)
+	return fmt.Sprintf("aligner=%s window=%d max_occ=%d gap_words=%d merge_gap_words=%d min_words=%d min_shared=%d gap_penalty=%g min_density=%g support_words=%d support_drift=%d sentence_dice=%g",
+		s.Aligner, s.Window, s.MaxOcc, s.GapWords, s.MergeGapWords, s.MinWords, s.MinShared, s.GapPenalty, s.MinDensity, s.SupportWords, s.SupportDrift, s.SentenceDice)
 }
 
 // Validate checks the settings.
@@ -60,6 +65,9 @@ func (s AlignSettings) Validate() error {
 	}
 	if s.MaxOcc < 1 {
 		return fmt.Errorf("max-occ must be at least 1, got %d", s.MaxOcc)
+	}
+	if s.SentenceDice < 0 || s.SentenceDice > 1 {
+		return fmt.Errorf("sentence-dice must be 0 (off) to 1, got %g", s.SentenceDice)
 	}
 	return nil
 }
@@ -81,6 +89,9 @@ func (s AlignSettings) Prepare(tok *invindex.Tokenizer, t *Text) *Prepared {
 		return p
 	}
 	p.doc = passage.NewDoc(tok, t.S)
+	if s.SentenceDice > 0 {
+		p.doc.Terms = wordTerms(t.S, p.doc.Words)
+	}
 	p.count = make(map[uint64]int32, len(p.doc.Keys))
 	for _, k := range p.doc.Keys {
 		p.count[k]++
@@ -106,7 +117,7 @@ func (s AlignSettings) Align(a, b *Prepared) []Annotation {
 		max := int32(s.MaxOcc)
 		opt := passage.Options{MaxGapWords: s.GapWords, MergeGapWords: s.MergeGapWords,
 			MinWords: s.MinWords, MinShared: s.MinShared, GapPenalty: s.GapPenalty, MinDensity: s.MinDensity,
-			SupportWords: s.SupportWords, SupportDrift: s.SupportDrift,
+			SupportWords: s.SupportWords, SupportDrift: s.SupportDrift, SentenceDice: s.SentenceDice,
 			Suppress: func(k uint64) bool { return a.count[k] > max || b.count[k] > max }}
 		for _, q := range passage.Align(a.doc, b.doc, opt) {
 			// passage.Align ends a passage with its last word; PAN cases end
@@ -168,4 +179,27 @@ func (c *Cache) Forget(path string) {
 	c.mu.Lock()
 	delete(c.m, path)
 	c.mu.Unlock()
+}
+
+// wordTerms gives each word of text its content term for sentence seeds
+// (passage.Doc.Terms): the hash of its stem in the text's language
+// (related.Detect), 0 for a stop word.
+func wordTerms(text string, words []invindex.Word) []uint64 {
+	lang := related.Detect(related.Words(text, nil), related.AllLangs)
+	terms := make([]uint64, len(words))
+	memo := map[string]uint64{}
+	for i, w := range words {
+		raw := text[w.Start:w.End]
+		h, ok := memo[raw]
+		if !ok {
+			if ws := related.Words(raw, nil); len(ws) == 1 {
+				if stem, ok := lang.Term(ws[0]); ok {
+					h = related.TermHash(stem)
+				}
+			}
+			memo[raw] = h
+		}
+		terms[i] = h
+	}
+	return terms
 }

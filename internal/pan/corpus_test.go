@@ -132,12 +132,21 @@ func TestRetrievalAndByKind(t *testing.T) {
 		ranked["s1"] = append(ranked["s1"], "y")
 	}
 	ranked["s1"] = append(ranked["s1"], "b") // rank 23
-	r := RetrievalByKind(cases, func(s string) []string { return ranked[s] })
+	r := RetrievalByKind(cases, func(s string) []string { return ranked[s] }, nil)
 	if g := r[Overall]; g.Pairs != 3 || g.Found10 != 1 || g.Found100 != 2 {
 		t.Errorf("overall %+v", g)
 	}
 	if g := r["none"]; g.Pairs != 2 || g.Found10 != 1 || g.Found100 != 1 || g.At100 != 0.5 {
 		t.Errorf("none %+v", g)
+	}
+	// Aligned: s2's source a came from the related documents only.
+	aligned := map[string][]string{"s1": {"x", "a"}, "s2": {"a"}}
+	r = RetrievalByKind(cases, func(s string) []string { return ranked[s] }, func(s string) []string { return aligned[s] })
+	if g := r[Overall]; g.Aligned != 2 || g.AlignedShare != 2.0/3 || g.Found100 != 2 {
+		t.Errorf("overall with aligned %+v", g)
+	}
+	if g := r["none"]; g.Aligned != 2 || g.AlignedShare != 1 {
+		t.Errorf("none with aligned %+v", g)
 	}
 	dets := []Annotation{
 		{"s1", 0, 10, "a", 0, 10, true, ""},

@@ -44,13 +44,18 @@ type Retrieval struct {
 	At100    float64 `json:"recall_at_100"`
 	// Missed lists the pairs whose source is not in the first 100 ("susp ← src").
 	Missed []string `json:"missed,omitempty"`
+	// Aligned counts the pairs whose source was aligned with the
+	// suspicious document (the candidates: the first sources of the
+	// ranking and the related documents); AlignedShare is its share.
+	Aligned      int     `json:"aligned"`
+	AlignedShare float64 `json:"aligned_share"`
 }
 
 // RetrievalByKind measures retrieval for the external cases, overall (under
 // Overall) and per obfuscation type (a pair with cases of two types counts
 // for both). ranked gives a suspicious document's candidate sources, best
-// first.
-func RetrievalByKind(cases []Annotation, ranked func(susp string) []string) map[string]Retrieval {
+// first; aligned gives the sources it was aligned with (nil: none counted).
+func RetrievalByKind(cases []Annotation, ranked, aligned func(susp string) []string) map[string]Retrieval {
 	type pair struct{ susp, src string }
 	kinds := map[string]map[pair]bool{Overall: {}}
 	for _, c := range cases {
@@ -65,6 +70,7 @@ func RetrievalByKind(cases []Annotation, ranked func(susp string) []string) map[
 		kinds[Kind(c)][p] = true
 	}
 	rank := map[pair]int{}
+	cand := map[pair]bool{}
 	done := map[string]bool{}
 	for p := range kinds[Overall] {
 		if done[p.susp] {
@@ -76,12 +82,20 @@ func RetrievalByKind(cases []Annotation, ranked func(susp string) []string) map[
 				rank[pair{p.susp, s}] = i + 1
 			}
 		}
+		if aligned != nil {
+			for _, s := range aligned(p.susp) {
+				cand[pair{p.susp, s}] = true
+			}
+		}
 	}
 	out := map[string]Retrieval{}
 	for k, ps := range kinds {
 		var r Retrieval
 		for p := range ps {
 			r.Pairs++
+			if cand[p] {
+				r.Aligned++
+			}
 			n, ok := rank[p]
 			if ok && n <= 10 {
 				r.Found10++
@@ -94,6 +108,7 @@ func RetrievalByKind(cases []Annotation, ranked func(susp string) []string) map[
 		}
 		if r.Pairs > 0 {
 			r.At10, r.At100 = float64(r.Found10)/float64(r.Pairs), float64(r.Found100)/float64(r.Pairs)
+			r.AlignedShare = float64(r.Aligned) / float64(r.Pairs)
 		}
 		sort.Strings(r.Missed)
 		out[k] = r

@@ -1,0 +1,222 @@
+package passage
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Sentence seeds (step 1 of Align, for reworded copies). A copy whose
+// words were replaced by synonyms, or rewritten by hand, keeps few runs of
+// two identical words, but its sentences still follow the source's one by
+// one and keep many of their content words, in another form or order.
+// Sentence pairs are therefore a second source of seeds, as in M.
+// Sanchez-Perez, G. Sidorov and A. Gelbukh, "A Winning Approach to Text
+// Alignment for Text Reuse Detection at PAN 2014": two sentences match
+// when their content words (stop words dropped, the rest stemmed: Doc.Terms,
+// which the caller fills in, since the language is its business) overlap
+// with a Dice coefficient of at least Options.SentenceDice and in at least
+// minSentenceShared terms. Every term a matching pair shares then seeds, at
+// its first occurrence in each sentence, like a matching window would.
+//
+// These seeds go through the same support, clustering and verification as
+// the windows': one matching sentence pair alone, a chance between two
+// texts on one subject, rarely forms a passage; a run of them along one
+// diagonal does.
+
+// minSentenceShared is the fewest content terms a sentence pair shares to
+// match: two are a name and a verb, which chance gives texts on one subject.
+const minSentenceShared = 3
+
+// maxSentenceWords cuts a run of words without sentence punctuation (a
+// list, a table, text extracted without stops) into pieces of this many:
+// a "sentence" of hundreds of words shares enough terms with anything.
+const maxSentenceWords = 50
+
+// maxTermSentences: a term in more than this share of the sentences of a
+// or of b (a name the whole text is about) does not count, neither in a
+// pair's overlap nor in its sizes: it would make every pair of sentences
+// a candidate.
+const maxTermSentences = 0.02
+
+// sentence is a run of words [lo, hi) of a Doc and its distinct terms.
+type sentence struct {
+	lo, hi int32
+	terms  []termAt // sorted by term
+}
+
+// termAt is a term and the first word of the sentence that has it.
+type termAt struct {
+	term uint64
+	word int32
+}
+
+// sentences splits d into sentences: a new one starts after a word followed
+// by ., !, ? or a paragraph break, and after maxSentenceWords words.
+func (d *Doc) sentences() []sentence {
+	d.sentOnce.Do(func() {
+		if len(d.Terms) != len(d.Words) || len(d.Words) == 0 {
+			return
+		}
+		lo := 0
+		flush := func(hi int) {
+			if hi <= lo {
+				return
+			}
+			s := sentence{lo: int32(lo), hi: int32(hi)}
+			for i := lo; i < hi; i++ {
+				if t := d.Terms[i]; t != 0 {
+					s.terms = append(s.terms, termAt{t, int32(i)})
+				}
+			}
+			// Stable: the first occurrence of a term stays first.
+			slices.SortStableFunc(s.terms, func(x, y termAt) int { return cmp.Compare(x.term, y.term) })
+			s.terms = slices.CompactFunc(s.terms, func(x, y termAt) bool { return x.term == y.term })
+			d.sents = append(d.sents, s)
+			lo = hi
+		}
+		for i := 1; i < len(d.Words); i++ {
+			between := d.Text[d.Words[i-1].End:d.Words[i].Start]
+			if i-lo >= maxSentenceWords || strings.ContainsAny(between, ".!?。！？") || strings.Contains(between, "\n\n") {
+				flush(i)
+			}
+		}
+		flush(len(d.Words))
+	})
+	return d.sents
+}
+
+// sentenceSeeds returns the seeds of the sentence pairs of a and b that
+// match (see above): one per shared term, at its first word in each
+// sentence, as a window starting there (the last window when the word is
+// among the last n-1).
+func sentenceSeeds(a, b *Doc, dice float64) []seed {
+	sa, sb := a.sentences(), b.sentences()
+	if len(sa) == 0 || len(sb) == 0 {
+		return nil
+	}
+	// Inverted index of a's sentences by term; b's sentence counts.
+	postings := map[uint64][]int32{}
+	for i, s := range sa {
+		for _, t := range s.terms {
+			postings[t.term] = append(postings[t.term], int32(i))
+		}
+	}
+	inB := map[uint64]int{}
+	for _, t := range sb {
+		for _, x := range t.terms {
+			inB[x.term]++
+		}
+	}
+	limA := max(4, int(maxTermSentences*float64(len(sa))))
+	limB := max(4, int(maxTermSentences*float64(len(sb))))
+	common := func(term uint64) bool { return len(postings[term]) > limA || inB[term] > limB }
+	// The terms that count, per sentence: common ones count neither in
+	// the overlap nor in the sizes.
+	sizeA := make([]int32, len(sa))
+	for i, s := range sa {
+		for _, x := range s.terms {
+			if !common(x.term) {
+				sizeA[i]++
+			}
+		}
+	}
+	shared := make([]int32, len(sa))
+	var touched []int32
+	var pairs []sentencePair
+	for j, t := range sb {
+		touched = touched[:0]
+		sizeB := 0
+		for _, x := range t.terms {
+			if common(x.term) {
+				continue
+			}
+			sizeB++
+			for _, i := range postings[x.term] {
+				if shared[i] == 0 {
+					touched = append(touched, i)
+				}
+				shared[i]++
+			}
+		}
+		for _, i := range touched {
+			n := int(shared[i])
+			shared[i] = 0
+			if n >= minSentenceShared && float64(2*n) >= dice*float64(int(sizeA[i])+sizeB) {
+				pairs = append(pairs, sentencePair{i, int32(j)})
+			}
+		}
+	}
+	lastA, lastB := int32(len(a.Keys)-1), int32(len(b.Keys)-1)
+	var out []seed
+	for _, p := range inRuns(pairs) {
+		s, t := sa[p.a], sb[p.b]
+		// Merge the two sorted term lists: a seed per shared term.
+		for x, y := 0, 0; x < len(s.terms) && y < len(t.terms); {
+			switch u, v := s.terms[x], t.terms[y]; {
+			case u.term < v.term:
+				x++
+			case u.term > v.term:
+				y++
+			default:
+				if !common(u.term) {
+					out = append(out, seed{A: min(u.word, lastA), B: min(v.word, lastB)})
+				}
+				x++
+				y++
+			}
+		}
+	}
+	return out
+}
+
+// sentencePair is a matching pair: sentence a of the first text, b of the
+// second.
+type sentencePair struct{ a, b int32 }
+
+// runSentences is how far apart, in sentences of each text, two matching
+// pairs may lie and still continue one run.
+const runSentences = 2
+
+// inRuns keeps the pairs that have another pair on nearly their diagonal:
+// at most runSentences sentences after or before them in both texts. A
+// copy, however reworded, follows its source sentence after sentence; two
+// texts on one subject have sentences that share terms here and there,
+// rarely two in a row.
+//
+// Tried and not kept (docs/QUALITY.md): weak pairs (two shared terms at
+// half the Dice coefficient) in runs of three, or between two matching
+// pairs. They found more of pan-id's reworded copies, and as many
+// sentences of the writer's own on the subject of an English source.
+func inRuns(pairs []sentencePair) []sentencePair {
+	slices.SortFunc(pairs, func(x, y sentencePair) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) })
+	follows := func(q, p sentencePair) bool { // p continues a run after q
+		da, db := p.a-q.a, p.b-q.b
+		return da > 0 && da <= runSentences && db > 0 && db <= runSentences
+	}
+	near := make([]bool, len(pairs))
+	for i, p := range pairs {
+		for j := i - 1; j >= 0 && p.a-pairs[j].a <= runSentences; j-- {
+			if follows(pairs[j], p) {
+				near[i], near[j] = true, true
+			}
+		}
+	}
+	var out []sentencePair
+	for i, p := range pairs {
+		if near[i] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// addSeeds returns the union of two seed lists, sorted by A, then B.
+func addSeeds(seeds, more []seed) []seed {
+	if len(more) == 0 {
+		return seeds
+	}
+	seeds = append(seeds, more...)
+	slices.SortFunc(seeds, cmpByA)
+	return slices.Compact(seeds)
+}

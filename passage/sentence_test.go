@@ -1,0 +1,132 @@
+package passage
+
+import (
+	"hash/fnv"
+	"strings"
+	"testing"
+
+	"github.com/plagd/plagd/invindex"
+)
+
+// stopWords for the tests' crude analyser: terms are the lower-cased words
+// that are not among them (no stemming; the caller's business in real use).
+var stopWords = map[string]bool{"the": true, "a": true, "of": true, "and": true, "in": true, "to": true, "it": true,
+	"was": true, "were": true, "on": true, "by": true, "for": true, "with": true, "that": true, "its": true, "their": true}
+
+// termDoc is NewDoc with Terms from the test analyser.
+func termDoc(tok *invindex.Tokenizer, text string) *Doc {
+	d := NewDoc(tok, text)
+	d.Terms = make([]uint64, len(d.Words))
+	for i, w := range d.Words {
+		word := strings.ToLower(text[w.Start:w.End])
+		if stopWords[word] {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(word))
+		d.Terms[i] = h.Sum64() | 1
+	}
+	return d
+}
+
+// Source sentences and their rewording: most words replaced by synonyms
+// or dropped, every other pair of neighbouring words broken up, so that
+// the few remaining two-word windows cannot make a passage on their own;
+// each sentence keeps four of its content words.
+var (
+	sourceSentences = []string{
+		"The ancient harbour town traded salt, timber and wool with merchants from distant northern ports.",
+		"Heavy storms flooded the lower harbour every winter and destroyed many wooden warehouses near the quay.",
+		"The council therefore built a stone breakwater, financed by a special tax on imported wine barrels.",
+		"Within ten years the breakwater doubled the number of ships that could anchor safely during storms.",
+		"Prosperous merchants then erected grand stone houses along the quay, many of which still stand today.",
+	}
+	rewordedSentences = []string{
+		"This old harbour settlement sold salt plus timber, also wool, to traders who came from far northern cities.",
+		"Every winter violent storms drowned its low harbour, wrecking numerous warehouses built of wood by the quay.",
+		"So the town leaders raised one breakwater from stone, paid through an extra levy upon foreign wine barrels.",
+		"A decade later this breakwater had twice as many ships able to anchor without danger whenever storms came.",
+		"Wealthy merchants afterwards put up splendid stone houses beside the quay; several remain standing now.",
+	}
+	ownText = "Our study begins elsewhere, with questions of method, archives, and the reading of tax rolls, " +
+		"which occupy the first chapter at some length before anything else is said about towns or trade."
+)
+
+// TestSentenceSeeds_FindRewordedCopy: the reworded copy shares too few
+// two-word windows for a passage, but its sentences follow the source's
+// one by one with four content words each; sentence seeds find it, and
+// the passage ends where the copy does.
+func TestSentenceSeeds_FindRewordedCopy(t *testing.T) {
+	p := invindex.DefaultParams()
+	p.WindowWords = 2
+	tok := invindex.NewTokenizer(p)
+	copied := strings.Join(rewordedSentences, " ")
+	a := termDoc(tok, ownText+"\n\n"+copied+"\n\n"+ownText)
+	b := termDoc(tok, strings.Join(sourceSentences, " "))
+	opt := Options{MaxGapWords: 40, MergeGapWords: 120, MinWords: 20, MinShared: 6}
+	if ps := Align(a, b, opt); len(ps) != 0 {
+		t.Fatalf("windows alone found %d passages; the rewording is too light for this test", len(ps))
+	}
+	opt.SentenceDice = 0.4
+	ps := Align(a, b, opt)
+	if len(ps) != 1 {
+		t.Fatalf("with sentence seeds: %d passages, want 1: %+v", len(ps), ps)
+	}
+	start := strings.Index(a.Text, copied)
+	got := a.Text[ps[0].AStart:ps[0].AEnd]
+	if ps[0].AStart < start || ps[0].AEnd > start+len(copied) {
+		t.Errorf("passage %q reaches outside the copy", got)
+	}
+	if len(got) < len(copied)*3/4 {
+		t.Errorf("passage covers %d of the copy's %d bytes: %q", len(got), len(copied), got)
+	}
+}
+
+// TestSentenceSeeds_ScatteredPairsSeedNothing: the same sentences, far
+// apart and out of order in the other text, as two texts on one subject
+// share a sentence's terms here and there: no pair has another on its
+// diagonal, so nothing seeds.
+func TestSentenceSeeds_ScatteredPairsSeedNothing(t *testing.T) {
+	p := invindex.DefaultParams()
+	p.WindowWords = 2
+	tok := invindex.NewTokenizer(p)
+	var scattered []string
+	for i := len(rewordedSentences) - 1; i >= 0; i -= 2 {
+		scattered = append(scattered, rewordedSentences[i], ownText, ownText)
+	}
+	a := termDoc(tok, strings.Join(scattered, " "))
+	b := termDoc(tok, strings.Join(sourceSentences, " "))
+	if s := sentenceSeeds(a, b, 0.4); len(s) != 0 {
+		t.Errorf("%d sentence seeds from scattered sentences, want 0", len(s))
+	}
+	// The control: in order, the same sentences do seed.
+	a = termDoc(tok, strings.Join(rewordedSentences, " "))
+	if s := sentenceSeeds(a, b, 0.4); len(s) < 3*minSentenceShared {
+		t.Errorf("%d sentence seeds from the copy in order, want at least %d (three matching pairs)", len(s), 3*minSentenceShared)
+	}
+}
+
+// TestSentenceSeeds_NeedTerms: without Terms, SentenceDice changes
+// nothing.
+func TestSentenceSeeds_NeedTerms(t *testing.T) {
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
+	a := NewDoc(tok, strings.Join(rewordedSentences, " "))
+	b := NewDoc(tok, strings.Join(sourceSentences, " "))
+	if s := sentenceSeeds(a, b, 0.4); s != nil {
+		t.Errorf("%d seeds without terms", len(s))
+	}
+}
+
+func TestInRuns(t *testing.T) {
+	pairs := []sentencePair{{10, 50}, {11, 51}, {13, 53}, {30, 5}, {40, 90}, {41, 20}}
+	got := inRuns(pairs)
+	want := []sentencePair{{10, 50}, {11, 51}, {13, 53}}
+	if len(got) != len(want) {
+		t.Fatalf("inRuns = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("inRuns = %v, want %v", got, want)
+		}
+	}
+}
