@@ -47,7 +47,7 @@ func DefaultAlignSettings() AlignSettings {
 	return AlignSettings{Aligner: "invindex", Window: 2, MaxOcc: 1, GapWords: 40, MergeGapWords: 120, MinWords: 20, MinShared: 6,
 		GapPenalty: passage.DefaultGapPenalty, MinDensity: passage.DefaultMinDensity,
 		SupportWords: passage.DefaultSupportWords, SupportDrift: passage.DefaultSupportDrift,
-		SentenceDice: 0.5}
+		SentenceDice: 0.4}
 }
 
 func (s AlignSettings) String() string {
