@@ -19,10 +19,10 @@ import (
 // minSentenceShared terms. Every term a matching pair shares then seeds, at
 // its first occurrence in each sentence, like a matching window would.
 //
-// These seeds go through the same support, clustering and verification as
-// the windows': one matching sentence pair alone, a chance between two
-// texts on one subject, rarely forms a passage; a run of them along one
-// diagonal does.
+// Only pairs that lie in a run seed (inRuns): one matching pair of
+// sentences alone is as often a chance between two texts on one subject.
+// The seeds then go through the same support, clustering and verification
+// as the windows'.
 
 // minSentenceShared is the fewest content terms a sentence pair shares to
 // match: two are a name and a verb, which chance gives texts on one subject.
@@ -142,8 +142,12 @@ func sentenceSeeds(a, b *Doc, dice float64) []seed {
 		for _, i := range touched {
 			n := int(shared[i])
 			shared[i] = 0
-			if n >= minSentenceShared && float64(2*n) >= dice*float64(int(sizeA[i])+sizeB) {
-				pairs = append(pairs, sentencePair{i, int32(j)})
+			size := float64(int(sizeA[i]) + sizeB)
+			switch {
+			case n >= minSentenceShared && float64(2*n) >= dice*size:
+				pairs = append(pairs, sentencePair{i, int32(j), true})
+			case n >= 2 && float64(2*n) >= weakDice*dice*size:
+				pairs = append(pairs, sentencePair{i, int32(j), false})
 			}
 		}
 	}
@@ -170,24 +174,42 @@ func sentenceSeeds(a, b *Doc, dice float64) []seed {
 	return out
 }
 
-// sentencePair is a matching pair: sentence a of the first text, b of the
-// second.
-type sentencePair struct{ a, b int32 }
+// sentencePair is a pair of sentences that share terms: sentence a of the
+// first text, b of the second; strong when it matches on its own
+// (Options.SentenceDice, minSentenceShared), weak when it shares two
+// terms at weakDice times that coefficient.
+type sentencePair struct {
+	a, b   int32
+	strong bool
+}
+
+// weakDice scales Options.SentenceDice for weak pairs: two shared terms
+// at half the coefficient, as a sentence keeps after most of its words
+// were replaced.
+const weakDice = 0.5
+
+// minRun is the fewest pairs on one exact diagonal, each at most
+// runSentences after the last, that count whatever their strength.
+const minRun = 3
 
 // runSentences is how far apart, in sentences of each text, two matching
 // pairs may lie and still continue one run.
 const runSentences = 2
 
-// inRuns keeps the pairs that have another pair on nearly their diagonal:
-// at most runSentences sentences after or before them in both texts. A
-// copy, however reworded, follows its source sentence after sentence; two
-// texts on one subject have sentences that share terms here and there,
-// rarely two in a row.
+// inRuns keeps the pairs that lie in a run: a strong pair next to another
+// strong one (at most runSentences sentences after or before it in both
+// texts), and any pair in a run of minRun on one exact diagonal (the same
+// offset b-a, each at most runSentences after the last). A copy, however
+// reworded, follows its source sentence after sentence, and a reworded
+// copy that kept the source's sentences keeps their offset too; two texts
+// on one subject have sentences that share terms here and there, rarely
+// two strong pairs in a row or three on one diagonal.
 //
-// Tried and not kept (docs/QUALITY.md): weak pairs (two shared terms at
-// half the Dice coefficient) in runs of three, or between two matching
-// pairs. They found more of pan-id's reworded copies, and as many
-// sentences of the writer's own on the subject of an English source.
+// Tried and not kept (docs/QUALITY.md): weak pairs in runs of three on
+// nearly one diagonal (each pair at most runSentences on in both texts,
+// not on the same offset), or between two strong pairs. They found more
+// of pan-id's reworded copies, and as many sentences of the writer's own
+// on the subject of an English source.
 func inRuns(pairs []sentencePair) []sentencePair {
 	slices.SortFunc(pairs, func(x, y sentencePair) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) })
 	follows := func(q, p sentencePair) bool { // p continues a run after q
@@ -197,10 +219,35 @@ func inRuns(pairs []sentencePair) []sentencePair {
 	near := make([]bool, len(pairs))
 	for i, p := range pairs {
 		for j := i - 1; j >= 0 && p.a-pairs[j].a <= runSentences; j-- {
-			if follows(pairs[j], p) {
+			if pairs[j].strong && p.strong && follows(pairs[j], p) {
 				near[i], near[j] = true, true
 			}
 		}
+	}
+	// Runs on one exact diagonal: pairs by offset, then by a.
+	idx := make([]int, len(pairs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(x, y int) int {
+		p, q := pairs[x], pairs[y]
+		return cmp.Or(cmp.Compare(p.b-p.a, q.b-q.a), cmp.Compare(p.a, q.a))
+	})
+	for lo := 0; lo < len(idx); {
+		hi := lo + 1
+		for hi < len(idx) {
+			p, q := pairs[idx[hi-1]], pairs[idx[hi]]
+			if q.b-q.a != p.b-p.a || q.a-p.a > runSentences {
+				break
+			}
+			hi++
+		}
+		if hi-lo >= minRun {
+			for _, k := range idx[lo:hi] {
+				near[k] = true
+			}
+		}
+		lo = hi
 	}
 	var out []sentencePair
 	for i, p := range pairs {

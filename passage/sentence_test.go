@@ -2,6 +2,7 @@ package passage
 
 import (
 	"hash/fnv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,16 +118,20 @@ func TestSentenceSeeds_NeedTerms(t *testing.T) {
 	}
 }
 
+// TestInRuns: strong pairs count next to another strong one, any pair in
+// three on one exact diagonal; lone pairs, weak pairs next to strong ones
+// and weak pairs drifting off the diagonal do not.
 func TestInRuns(t *testing.T) {
-	pairs := []sentencePair{{10, 50}, {11, 51}, {13, 53}, {30, 5}, {40, 90}, {41, 20}}
-	got := inRuns(pairs)
-	want := []sentencePair{{10, 50}, {11, 51}, {13, 53}}
-	if len(got) != len(want) {
-		t.Fatalf("inRuns = %v, want %v", got, want)
+	pairs := []sentencePair{
+		{10, 50, true}, {11, 51, true}, {13, 53, true}, // strong neighbours
+		{14, 55, false},                               // weak, next to them but off their diagonal
+		{30, 5, true}, {40, 90, true}, {41, 20, true}, // lone strong pairs
+		{60, 100, false}, {61, 101, false}, {63, 103, false}, // weak, three on offset 40
+		{70, 10, false}, {71, 12, false}, {72, 13, false}, // weak, drifting: offsets -60, -59, -59
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("inRuns = %v, want %v", got, want)
-		}
+	got := inRuns(slices.Clone(pairs))
+	want := []sentencePair{{10, 50, true}, {11, 51, true}, {13, 53, true}, {60, 100, false}, {61, 101, false}, {63, 103, false}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("inRuns = %v, want %v", got, want)
 	}
 }
