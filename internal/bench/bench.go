@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -150,7 +151,12 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 		fmt.Fprintf(w, "  %d modified, %d added, %d soft-deleted, %d hard-deleted in %.2fs\n",
 			cf.Modified, cf.Added, cf.SoftDeleted, cf.HardDeleted, cf.Seconds)
 		fmt.Fprintln(w, "== incremental run")
+		stop, err := startProfile(opt.IncrProfile)
+		if err != nil {
+			return err
+		}
 		incr, err := measureRun(ctx, eng, false)
+		stop()
 		if err != nil {
 			return fmt.Errorf("incremental run: %w", err)
 		}
@@ -219,4 +225,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// startProfile starts a CPU profile into path ("" : none) and returns the
+// function that stops it.
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// SimTextRuns of them are also timed with sim_text.
 	Checks      int
 	SimTextRuns int
+	// IncrProfile, when set, is the file for a CPU profile of the
+	// incremental run alone (the command's --cpuprofile covers it all).
+	IncrProfile string
 }
 
 // ChangeMix is the composition of the incremental change: half modified,
