@@ -161,8 +161,9 @@ type Doc struct {
 	runesOnce sync.Once
 	runes     int
 
-	sentOnce sync.Once
-	sents    []sentence
+	sentOnce  sync.Once
+	sents     []sentence
+	termSents map[uint64][]int32 // term → the sentences that have it, in order
 }
 
 // Coverage is Coverage(d.Text, ranges, excluded), with the text's rune

@@ -82,6 +82,22 @@ func benchmarkAlign(b *testing.B, docWords, sources, srcWords int) {
 			}
 		}
 	})
+	// Sentence seeds on (the evaluation's setting): every word is a
+	// content term here, the worst case for the sentence index.
+	b.Run("Align+Sentences", func(b *testing.B) {
+		docs := make([]*Doc, len(srcs))
+		for i, s := range srcs {
+			docs[i] = termDoc(tok, s)
+			docs[i].sentences()
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			d := termDoc(tok, doc)
+			for _, s := range docs {
+				Align(d, s, Options{SentenceDice: 0.4})
+			}
+		}
+	})
 }
 
 // BenchmarkAlign_Essay: a 3,000-word essay against its top 100 sources of

@@ -52,12 +52,14 @@ type termAt struct {
 }
 
 // sentences splits d into sentences: a new one starts after a word followed
-// by ., !, ? or a paragraph break, and after maxSentenceWords words.
+// by ., !, ? or a paragraph break, and after maxSentenceWords words. It also
+// indexes them by term (d.termSents), once per Doc.
 func (d *Doc) sentences() []sentence {
 	d.sentOnce.Do(func() {
 		if len(d.Terms) != len(d.Words) || len(d.Words) == 0 {
 			return
 		}
+		d.termSents = map[uint64][]int32{}
 		lo := 0
 		flush := func(hi int) {
 			if hi <= lo {
@@ -73,6 +75,9 @@ func (d *Doc) sentences() []sentence {
 			slices.SortStableFunc(s.terms, func(x, y termAt) int { return cmp.Compare(x.term, y.term) })
 			s.terms = slices.CompactFunc(s.terms, func(x, y termAt) bool { return x.term == y.term })
 			d.sents = append(d.sents, s)
+			for _, t := range s.terms {
+				d.termSents[t.term] = append(d.termSents[t.term], int32(len(d.sents)-1))
+			}
 			lo = hi
 		}
 		for i := 1; i < len(d.Words); i++ {
@@ -95,22 +100,10 @@ func sentenceSeeds(a, b *Doc, dice float64) []seed {
 	if len(sa) == 0 || len(sb) == 0 {
 		return nil
 	}
-	// Inverted index of a's sentences by term; b's sentence counts.
-	postings := map[uint64][]int32{}
-	for i, s := range sa {
-		for _, t := range s.terms {
-			postings[t.term] = append(postings[t.term], int32(i))
-		}
-	}
-	inB := map[uint64]int{}
-	for _, t := range sb {
-		for _, x := range t.terms {
-			inB[x.term]++
-		}
-	}
+	postings, inB := a.termSents, b.termSents
 	limA := max(4, int(maxTermSentences*float64(len(sa))))
 	limB := max(4, int(maxTermSentences*float64(len(sb))))
-	common := func(term uint64) bool { return len(postings[term]) > limA || inB[term] > limB }
+	common := func(term uint64) bool { return len(postings[term]) > limA || len(inB[term]) > limB }
 	// The terms that count, per sentence: common ones count neither in
 	// the overlap nor in the sizes.
 	sizeA := make([]int32, len(sa))

@@ -2,7 +2,9 @@ package pan
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
@@ -181,11 +183,28 @@ func (c *Cache) Forget(path string) {
 	c.mu.Unlock()
 }
 
+// detectSample is the start of text that language detection reads: it
+// looks at the first few hundred words only.
+func detectSample(text string) string {
+	const n = 16 << 10
+	if len(text) <= n {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:n], ' ')
+	if cut < 0 {
+		cut = n
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+	}
+	return text[:cut]
+}
+
 // wordTerms gives each word of text its content term for sentence seeds
 // (passage.Doc.Terms): the hash of its stem in the text's language
 // (related.Detect), 0 for a stop word.
 func wordTerms(text string, words []invindex.Word) []uint64 {
-	lang := related.Detect(related.Words(text, nil), related.AllLangs)
+	lang := related.Detect(related.Words(detectSample(text), nil), related.AllLangs)
 	terms := make([]uint64, len(words))
 	memo := map[string]uint64{}
 	for i, w := range words {
