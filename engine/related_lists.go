@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/related"
 	"github.com/plagd/plagd/store"
 )
@@ -37,20 +36,16 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	if err != nil {
 		return err
 	}
-	// back[i]: what rest document i may gain, as batch positions.
-	var back [][]related.Neighbor
-	var stored map[int64]heldList // every rest document's list, when read here
-	if len(e.relatedClients()) == 0 {
-		back, stored, err = e.gainsHere(ctx, u, st, rd, c, prev)
-	} else {
-		back, err = e.gainsOnNodes(ctx, u, st, rd, c)
-	}
+	// back[i]: what rest document i may gain, as batch positions. The
+	// join runs on the master even when node processes share the run: the
+	// master holds the archive's vectors and keeps their index between
+	// runs, while a node would need the whole archive shipped to it for
+	// every run (at 20,000 realistic documents over a 1 Gbit/s link
+	// between network namespaces: 233 MB and 3.1 s, against 0.7 s here;
+	// docs/SCALING.md). Nodes join the full runs' self join.
+	back, held, err := e.gainsHere(ctx, u, st, rd, c, prev)
 	if err != nil || len(c.restIDs) == 0 {
 		return err
-	}
-	held := stored
-	if held == nil && prev != nil {
-		held = prev.lists
 	}
 	// The lists to patch: those that gain, those that held a changed or
 	// removed document (in their margin too), those that lost a member by
@@ -62,24 +57,13 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	for _, id := range lost {
 		touched[id] = true
 	}
-	if stored == nil {
-		var read []int64
-		for i, l := range back {
-			if len(l) > 0 || touched[c.restIDs[i]] {
-				read = append(read, c.restIDs[i])
-			}
-		}
-		if stored, err = e.storedLists(ctx, prev, u.k, read); err != nil {
-			return err
-		}
-	}
 	var redo []int64
 	for i, l := range back {
 		id := c.restIDs[i]
 		if len(l) == 0 && !touched[id] {
 			continue
 		}
-		was := stored[id]
+		was := held[id]
 		patched, ok := c.patch(was, l, u.k, u.depth, c.shortened[id])
 		if !ok {
 			redo = append(redo, id)
@@ -93,24 +77,17 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	}
 	u.stats.Rejoined = len(redo)
 	u.stats.Queries = len(rd.indexed) + len(redo)
-	if c.join != nil {
-		err = c.join.lists(ctx, u, st, redo)
-	} else {
-		err = e.exactLists(ctx, u, st, redo)
-	}
-	if err != nil {
+	if err := c.join.lists(ctx, u, st, redo); err != nil {
 		return err
 	}
-	if held != nil {
-		// The next run's held lists: this run's before it, patched.
-		st.lists = make(map[int64]heldList, len(held)+len(rd.indexed))
-		for id, l := range held {
-			if !c.gone[id] {
-				st.lists[id] = l
-			}
+	// The next run's held lists: this run's before it, patched.
+	st.lists = make(map[int64]heldList, len(held)+len(rd.indexed))
+	for id, l := range held {
+		if !c.gone[id] {
+			st.lists[id] = l
 		}
-		maps.Copy(st.lists, u.held)
 	}
+	maps.Copy(st.lists, u.held)
 	return nil
 }
 
@@ -227,8 +204,7 @@ func (a *archiveJoin) above(ctx context.Context, st *relatedState, ids []int64, 
 	return lists, above, err
 }
 
-// lists joins the documents ids (of st) again with the whole archive, as
-// exactLists does.
+// lists joins the documents ids (of st) again with the whole archive.
 func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64) error {
 	defer func(t time.Time) { u.stats.Join += time.Since(t) }(time.Now())
 	slices.Sort(ids)
@@ -309,19 +285,6 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 		}
 	}
 	return back, stored, nil
-}
-
-// gainsOnNodes makes the batch's own lists by exact joins and lets the
-// node processes join the rest of the archive against the batch: what each
-// rest document may gain (its best u.depth among the batch).
-func (e *Engine) gainsOnNodes(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments, c *listChange) ([][]related.Neighbor, error) {
-	if err := e.exactLists(ctx, u, st, slices.Clone(rd.indexed)); err != nil {
-		return nil, err
-	}
-	if len(c.batch) == 0 || len(c.rest) == 0 {
-		return make([][]related.Neighbor, len(c.rest)), nil
-	}
-	return e.joinRelated(ctx, cluster.RelatedJob{K: u.depth, Method: "exact", Data: c.batch, Queries: c.rest})
 }
 
 // listHolders are the rest documents whose list holds a document of the
@@ -411,30 +374,7 @@ func worse(n related.Neighbor, ids []int64, tau float32, tauID int64) bool {
 	return n.Sim < tau || n.Sim == tau && ids[n.Doc] > tauID
 }
 
-// exactLists recomputes the lists of ids (documents of st) by an exact join
-// against all of st.
-func (e *Engine) exactLists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	slices.Sort(ids)
-	q := make([]related.Vector, len(ids))
-	same := make([]int32, len(ids))
-	for j, id := range ids {
-		i := st.index(id)
-		q[j], same[j] = st.vecs[i], int32(i)
-	}
-	lists, err := e.joinRelated(ctx, cluster.RelatedJob{K: u.depth, Method: "exact", Data: st.vecs, Queries: q, Same: same})
-	if err != nil {
-		return err
-	}
-	for j, l := range lists {
-		u.set(ids[j], rowsOf(st, l))
-	}
-	return nil
-}
-
-// committedRelated is the engine's copy of the related-documents state if
+// exactLists recomputethe engine's copy of the related-documents state if
 // it is that of the last committed run under model version, else nil.
 func (e *Engine) committedRelated(ctx context.Context, version int64) (*relatedState, error) {
 	committed, err := store.LastCommittedRun(ctx, e.pool)

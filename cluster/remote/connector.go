@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/config"
 )
 
 // ConnectorConfig is what a Connector needs: the cluster's credential files
@@ -26,6 +27,15 @@ type Connector struct {
 	mu      sync.Mutex
 	sec     *Security // read at the first Prepare
 	traffic map[string]*Traffic
+}
+
+// ForCluster is the connector of a configuration's cluster section: the
+// transport a command registers with engine.SetTransport, so that its
+// engines reach the `plagd node` processes of cluster.nodes over gRPC
+// (the engine itself knows only cluster's interfaces).
+func ForCluster(c config.Cluster) cluster.Connector {
+	return NewConnector(ConnectorConfig{TLSCert: c.TLSCert, TLSKey: c.TLSKey, TLSCA: c.TLSCA,
+		SecretFile: c.SecretFile, Insecure: c.Insecure, CallTimeout: c.CallTimeout})
 }
 
 // NewConnector returns a connector; nothing is read or dialled yet.
