@@ -5,6 +5,7 @@ import (
 
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/report"
 )
 
 // indexCacheBytes bounds the texts whose tokenisation a refresh keeps
@@ -41,7 +42,7 @@ func (c *docCache) get(id int64, text string) *passage.Doc {
 		return d
 	}
 	tok := c.toks.Get().(*invindex.Tokenizer)
-	d = passage.NewDoc(tok, text)
+	d = report.NewDoc(tok, text, passage.Options{}) // the similarity indexes' alignment: report's defaults
 	c.toks.Put(tok)
 	if len(text) > c.budget/4 {
 		return d

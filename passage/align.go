@@ -75,9 +75,13 @@ type Options struct {
 	// SentenceDice, when positive, adds the seeds of matching sentence
 	// pairs (sentence.go) to the windows': sentences whose content terms
 	// (Doc.Terms, which both Docs must have) overlap with at least this
-	// Dice coefficient. 0 means windows only. Suppress does not apply to
-	// them: a caller that suppresses common text leaves this off.
+	// Dice coefficient. 0 means windows only.
 	SentenceDice float64
+	// SentenceSuppress, when set, is asked about the window at each
+	// sentence seed, in a and in b: a seed either rejects is dropped.
+	// Reports pass their common text and templates here (as Suppress),
+	// so that a reworded template does not seed either.
+	SentenceSuppress func(key uint64) bool
 }
 
 // Defaults of Options.
@@ -163,7 +167,7 @@ type Doc struct {
 
 	sentOnce  sync.Once
 	sents     []sentence
-	termSents map[uint64][]int32 // term → the sentences that have it, in order
+	termSents termSents // term → the sentences that have it, in order
 }
 
 // Coverage is Coverage(d.Text, ranges, excluded), with the text's rune
@@ -284,7 +288,11 @@ func Align(a, b *Doc, opt Options) []Passage {
 	}
 	seeds := findSeeds(a, b, opt.Suppress)
 	if opt.SentenceDice > 0 {
-		seeds = addSeeds(seeds, sentenceSeeds(a, b, opt.SentenceDice))
+		more := sentenceSeeds(a, b, opt.SentenceDice)
+		if drop := opt.SentenceSuppress; drop != nil {
+			more = slices.DeleteFunc(more, func(s seed) bool { return drop(a.Keys[s.A]) || drop(b.Keys[s.B]) })
+		}
+		seeds = addSeeds(seeds, more)
 	}
 	if len(seeds) == 0 {
 		return nil

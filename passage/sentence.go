@@ -2,6 +2,7 @@ package passage
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -45,10 +46,12 @@ type sentence struct {
 	terms  []termAt // sorted by term
 }
 
-// termAt is a term and the first word of the sentence that has it.
+// termAt is a term and the first word of the sentence that has it, and
+// in how many of the Doc's sentences the term is.
 type termAt struct {
 	term uint64
 	word int32
+	df   int32
 }
 
 // sentences splits d into sentences: a new one starts after a word followed
@@ -59,25 +62,25 @@ func (d *Doc) sentences() []sentence {
 		if len(d.Terms) != len(d.Words) || len(d.Words) == 0 {
 			return
 		}
-		d.termSents = map[uint64][]int32{}
+		// Every sentence's terms lie in one array, each sentence's sorted by
+		// term with its first occurrence kept (a stable sort, then compact).
+		all := make([]termAt, 0, len(d.Words))
 		lo := 0
 		flush := func(hi int) {
 			if hi <= lo {
 				return
 			}
-			s := sentence{lo: int32(lo), hi: int32(hi)}
+			from := len(all)
 			for i := lo; i < hi; i++ {
 				if t := d.Terms[i]; t != 0 {
-					s.terms = append(s.terms, termAt{t, int32(i)})
+					all = append(all, termAt{term: t, word: int32(i)})
 				}
 			}
-			// Stable: the first occurrence of a term stays first.
-			slices.SortStableFunc(s.terms, func(x, y termAt) int { return cmp.Compare(x.term, y.term) })
-			s.terms = slices.CompactFunc(s.terms, func(x, y termAt) bool { return x.term == y.term })
-			d.sents = append(d.sents, s)
-			for _, t := range s.terms {
-				d.termSents[t.term] = append(d.termSents[t.term], int32(len(d.sents)-1))
-			}
+			ts := all[from:]
+			slices.SortStableFunc(ts, func(x, y termAt) int { return cmp.Compare(x.term, y.term) })
+			ts = slices.CompactFunc(ts, func(x, y termAt) bool { return x.term == y.term })
+			all = all[:from+len(ts)]
+			d.sents = append(d.sents, sentence{lo: int32(lo), hi: int32(hi), terms: ts[:len(ts):len(ts)]})
 			lo = hi
 		}
 		for i := 1; i < len(d.Words); i++ {
@@ -87,45 +90,125 @@ func (d *Doc) sentences() []sentence {
 			}
 		}
 		flush(len(d.Words))
+		d.termSents.build(d.sents, len(all))
 	})
 	return d.sents
 }
 
+// termSents finds the sentences of a Doc that have a term: an
+// open-addressing table from term to a run of one array of sentence
+// numbers, in order (as keyIndex does for windows; a map lookup per term of
+// every sentence pair's text cost most of the join).
+type termSents struct {
+	keys   []uint64 // slot → term; 0 (no term is 0) marks an empty slot
+	lo, hi []uint32 // slot → sents[lo:hi]
+	sents  []int32
+	shift  uint
+}
+
+// build indexes the terms of sents (n of them in all) and sets each
+// termAt's df: a pass to count each term's sentences, one to lay the runs
+// out, one to fill them in sentence order.
+func (x *termSents) build(sents []sentence, n int) {
+	size := 1 << max(4, bits.Len(uint(2*n)))
+	x.keys, x.lo, x.hi = make([]uint64, size), make([]uint32, size), make([]uint32, size)
+	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	mask := uint64(size - 1)
+	slotOf := func(k uint64) uint64 {
+		slot := (k * 0x9E3779B97F4A7C15) >> x.shift
+		for x.keys[slot] != 0 && x.keys[slot] != k {
+			slot = (slot + 1) & mask
+		}
+		return slot
+	}
+	for _, s := range sents { // hi counts the term's sentences for now
+		for _, t := range s.terms {
+			slot := slotOf(t.term)
+			x.keys[slot] = t.term
+			x.hi[slot]++
+		}
+	}
+	at := uint32(0)
+	for slot, c := range x.hi {
+		if c != 0 {
+			x.lo[slot] = at
+			at += c
+			x.hi[slot] = x.lo[slot] // the fill pointer, hi at the end
+		}
+	}
+	x.sents = make([]int32, at)
+	for i := range sents {
+		for _, t := range sents[i].terms {
+			slot := slotOf(t.term)
+			x.sents[x.hi[slot]] = int32(i)
+			x.hi[slot]++
+		}
+	}
+	for i := range sents {
+		for j := range sents[i].terms {
+			sents[i].terms[j].df = int32(len(x.lookup(sents[i].terms[j].term)))
+		}
+	}
+}
+
+// lookup returns the sentences that have term k, in order.
+func (x *termSents) lookup(k uint64) []int32 {
+	if len(x.keys) == 0 {
+		return nil
+	}
+	mask := uint64(len(x.keys) - 1)
+	for slot := (k * 0x9E3779B97F4A7C15) >> x.shift; x.keys[slot] != 0; slot = (slot + 1) & mask {
+		if x.keys[slot] == k {
+			return x.sents[x.lo[slot]:x.hi[slot]]
+		}
+	}
+	return nil
+}
+
 // sentenceSeeds returns the seeds of the sentence pairs of a and b that
 // match (see above): one per shared term, at its first word in each
-// sentence, as a window starting there (the last window when the word is
-// among the last n-1).
+// sentence (windowAt).
 func sentenceSeeds(a, b *Doc, dice float64) []seed {
 	sa, sb := a.sentences(), b.sentences()
 	if len(sa) == 0 || len(sb) == 0 {
 		return nil
 	}
-	postings, inB := a.termSents, b.termSents
-	limA := max(4, int(maxTermSentences*float64(len(sa))))
-	limB := max(4, int(maxTermSentences*float64(len(sb))))
-	common := func(term uint64) bool { return len(postings[term]) > limA || len(inB[term]) > limB }
-	// The terms that count, per sentence: common ones count neither in
-	// the overlap nor in the sizes.
+	limA := int32(max(4, int(maxTermSentences*float64(len(sa)))))
+	limB := int32(max(4, int(maxTermSentences*float64(len(sb)))))
+	// The terms that count: those common in neither text count neither in
+	// a pair's overlap nor in its sizes. sizeA is found when a sentence of
+	// a is first touched (-1 before).
 	sizeA := make([]int32, len(sa))
-	for i, s := range sa {
-		for _, x := range s.terms {
-			if !common(x.term) {
-				sizeA[i]++
+	for i := range sizeA {
+		sizeA[i] = -1
+	}
+	sizeOfA := func(i int32) int32 {
+		if sizeA[i] < 0 {
+			sizeA[i] = 0
+			for _, x := range sa[i].terms {
+				if x.df <= limA && int32(len(b.termSents.lookup(x.term))) <= limB {
+					sizeA[i]++
+				}
 			}
 		}
+		return sizeA[i]
 	}
 	shared := make([]int32, len(sa))
 	var touched []int32
 	var pairs []sentencePair
 	for j, t := range sb {
 		touched = touched[:0]
-		sizeB := 0
+		sizeB := int32(0)
 		for _, x := range t.terms {
-			if common(x.term) {
+			if x.df > limB {
+				continue
+			}
+			ps := a.termSents.lookup(x.term)
+			if int32(len(ps)) > limA {
 				continue
 			}
 			sizeB++
-			for _, i := range postings[x.term] {
+			for _, i := range ps {
 				if shared[i] == 0 {
 					touched = append(touched, i)
 				}
@@ -135,16 +218,19 @@ func sentenceSeeds(a, b *Doc, dice float64) []seed {
 		for _, i := range touched {
 			n := int(shared[i])
 			shared[i] = 0
-			size := float64(int(sizeA[i]) + sizeB)
+			if n < 2 {
+				continue
+			}
+			size := float64(sizeOfA(i) + sizeB)
 			switch {
 			case n >= minSentenceShared && float64(2*n) >= dice*size:
 				pairs = append(pairs, sentencePair{i, int32(j), true})
-			case n >= 2 && float64(2*n) >= weakDice*dice*size:
+			case float64(2*n) >= weakDice*dice*size:
 				pairs = append(pairs, sentencePair{i, int32(j), false})
 			}
 		}
 	}
-	lastA, lastB := int32(len(a.Keys)-1), int32(len(b.Keys)-1)
+	n := int32(a.window())
 	var out []seed
 	for _, p := range inRuns(pairs) {
 		s, t := sa[p.a], sb[p.b]
@@ -156,8 +242,8 @@ func sentenceSeeds(a, b *Doc, dice float64) []seed {
 			case u.term > v.term:
 				y++
 			default:
-				if !common(u.term) {
-					out = append(out, seed{A: min(u.word, lastA), B: min(v.word, lastB)})
+				if u.df <= limA && v.df <= limB {
+					out = append(out, seed{A: windowAt(u.word, s, n, len(a.Keys)), B: windowAt(v.word, t, n, len(b.Keys))})
 				}
 				x++
 				y++
@@ -249,6 +335,15 @@ func inRuns(pairs []sentencePair) []sentencePair {
 		}
 	}
 	return out
+}
+
+// windowAt is the window a sentence seed at word w of sentence s stands
+// for: the one starting at w, moved back so that it ends inside s where s
+// is long enough (a seed claims its window's words as matched, and the
+// next sentence's are not), and never past the text's last window.
+func windowAt(w int32, s sentence, n int32, windows int) int32 {
+	w = max(s.lo, min(w, s.hi-n))
+	return min(w, int32(windows-1))
 }
 
 // addSeeds returns the union of two seed lists, sorted by A, then B.

@@ -2,6 +2,7 @@ package passage
 
 import (
 	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -81,6 +82,12 @@ func TestSentenceSeeds_FindRewordedCopy(t *testing.T) {
 	if len(got) < len(copied)*3/4 {
 		t.Errorf("passage covers %d of the copy's %d bytes: %q", len(got), len(copied), got)
 	}
+	// The same copy as common text (a reworded template): its windows
+	// seed nothing, nor do its sentences.
+	opt.SentenceSuppress = func(uint64) bool { return true }
+	if ps := Align(a, b, opt); len(ps) != 0 {
+		t.Errorf("sentence seeds in suppressed text gave %d passages", len(ps))
+	}
 }
 
 // TestSentenceSeeds_ScatteredPairsSeedNothing: the same sentences, far
@@ -133,5 +140,48 @@ func TestInRuns(t *testing.T) {
 	want := []sentencePair{{10, 50, true}, {11, 51, true}, {13, 53, true}, {60, 100, false}, {61, 101, false}, {63, 103, false}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("inRuns = %v, want %v", got, want)
+	}
+}
+
+// TestTermSents: the table finds, for every term, the sentences that have
+// it in order, as a map of lists would; absent terms find nothing; each
+// termAt's df is its term's sentence count.
+func TestTermSents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(alignSeed(t), 5))
+	for iter := 0; iter < 50; iter++ {
+		var sents []sentence
+		want := map[uint64][]int32{}
+		n := 0
+		for i := range 1 + rng.IntN(40) {
+			var s sentence
+			seen := map[uint64]bool{}
+			for range rng.IntN(12) {
+				term := 1 + uint64(rng.IntN(30))<<uint(rng.IntN(60)) // collide in the low bits too
+				if !seen[term] {
+					seen[term] = true
+					s.terms = append(s.terms, termAt{term: term})
+					want[term] = append(want[term], int32(i))
+					n++
+				}
+			}
+			sents = append(sents, s)
+		}
+		var x termSents
+		x.build(sents, n)
+		for term, w := range want {
+			if got := x.lookup(term); !slices.Equal(got, w) {
+				t.Fatalf("iteration %d: lookup(%d) = %v, want %v", iter, term, got, w)
+			}
+		}
+		for _, s := range sents {
+			for _, ta := range s.terms {
+				if int(ta.df) != len(want[ta.term]) {
+					t.Fatalf("iteration %d: df of %d = %d, want %d", iter, ta.term, ta.df, len(want[ta.term]))
+				}
+			}
+		}
+		if got := x.lookup(1 << 63); got != nil && want[1<<63] == nil {
+			t.Fatalf("absent term found: %v", got)
+		}
 	}
 }

@@ -71,15 +71,15 @@ func filterCorpus(rng *rand.Rand, g *testtext.WordGen) (string, []SourceReport) 
 func directReport(p invindex.Params, text string, srcs []SourceReport, opt Options) Report {
 	srcs = slices.Clone(srcs)
 	rep := Report{Text: text, Sources: srcs}
-	doc := passage.NewDoc(invindex.NewTokenizer(p), text)
+	doc := NewDoc(invindex.NewTokenizer(p), text, opt.Align)
 	rep.Excluded = passage.ExcludedRanges(text, opt.Exclusions)
 	tok := invindex.NewTokenizer(p)
 	for i := range srcs {
 		s := &srcs[i]
-		src := passage.NewDoc(tok, s.Text)
+		src := NewDoc(tok, s.Text, opt.Align)
 		var kept []passage.Passage
 		var as, bs []passage.Range
-		for _, pg := range passage.Align(doc, src, opt.Align) {
+		for _, pg := range passage.Align(doc, src, alignOptions(opt.Align)) {
 			if len(rep.Excluded) > 0 && len(passage.SubtractRanges([]passage.Range{pg.A()}, rep.Excluded)) == 0 {
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
+	"github.com/plagd/plagd/related"
 )
 
 // Options tune a passage report.
@@ -41,9 +42,44 @@ type Options struct {
 	// SourceDoc, when set, gives the tokenised text of source id (its
 	// Text is text), so that a caller building many reports whose sources
 	// overlap (a run's similarity indexes) tokenises each source once; it
-	// must return what passage.NewDoc would, and may be called from
-	// several goroutines. nil: each source is tokenised here.
+	// must return what NewDoc would with these Align options, and may be
+	// called from several goroutines. nil: each source is tokenised here.
 	SourceDoc func(id int64, text string) *passage.Doc
+}
+
+// DefaultSentenceDice is the Dice coefficient at which a report's sentence
+// pairs seed passages (passage.Options.SentenceDice): reworded copies,
+// whose sentences keep their content words but few runs of five
+// identical words, show as passages. Measured with the PAN evaluation at
+// the report's settings (docs/QUALITY.md).
+const DefaultSentenceDice = 0.4
+
+// alignOptions are a report's alignment options: opt with sentence seeds at
+// DefaultSentenceDice unless set (negative: off), and the windows Suppress
+// rejects (common text, templates) seeding no sentence either.
+func alignOptions(opt passage.Options) passage.Options {
+	switch {
+	case opt.SentenceDice == 0:
+		opt.SentenceDice = DefaultSentenceDice
+	case opt.SentenceDice < 0:
+		opt.SentenceDice = 0
+	}
+	if opt.SentenceSuppress == nil {
+		opt.SentenceSuppress = opt.Suppress
+	}
+	return opt
+}
+
+// NewDoc is passage.NewDoc with, when sentence seeds are on in align (a
+// report's: alignOptions), the content terms of each word
+// (related.WordTerms). A caller that gives Build its sources' Docs
+// (Options.SourceDoc) makes them with it.
+func NewDoc(tok *invindex.Tokenizer, text string, align passage.Options) *passage.Doc {
+	d := passage.NewDoc(tok, text)
+	if alignOptions(align).SentenceDice > 0 {
+		d.Terms = related.WordTerms(text, d.Words)
+	}
+	return d
 }
 
 // DefaultOptions exclude quotations, block quotes and the bibliography, as
@@ -140,9 +176,9 @@ func Build(ctx context.Context, p invindex.Params, text string, srcs []SourceRep
 // finds what Filter needs of each text. It stops early, returning what it
 // has, when ctx is cancelled. The coverage figures are left for Filter.
 func buildRaw(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, o Options) Report {
-	opt := o.Align
+	opt := alignOptions(o.Align)
 	rep := Report{Text: text, Sources: srcs, info: newTextInfo(text)}
-	doc := passage.NewDoc(invindex.NewTokenizer(p), text)
+	doc := NewDoc(invindex.NewTokenizer(p), text, opt)
 	rep.Common = passage.CommonRanges(doc, o.Common, o.Template)
 	work := make(chan int)
 	var wg sync.WaitGroup
@@ -157,7 +193,7 @@ func buildRaw(ctx context.Context, p invindex.Params, text string, srcs []Source
 				if o.SourceDoc != nil {
 					b = o.SourceDoc(s.ID, s.Text)
 				} else {
-					b = passage.NewDoc(tok, s.Text)
+					b = NewDoc(tok, s.Text, opt)
 				}
 				s.Passages = passage.Align(doc, b, opt)
 				if s.Passages == nil {

@@ -2,9 +2,7 @@ package pan
 
 import (
 	"fmt"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/passage"
@@ -92,7 +90,7 @@ func (s AlignSettings) Prepare(tok *invindex.Tokenizer, t *Text) *Prepared {
 	}
 	p.doc = passage.NewDoc(tok, t.S)
 	if s.SentenceDice > 0 {
-		p.doc.Terms = wordTerms(t.S, p.doc.Words)
+		p.doc.Terms = related.WordTerms(t.S, p.doc.Words)
 	}
 	p.count = make(map[uint64]int32, len(p.doc.Keys))
 	for _, k := range p.doc.Keys {
@@ -183,42 +181,3 @@ func (c *Cache) Forget(path string) {
 	c.mu.Unlock()
 }
 
-// detectSample is the start of text that language detection reads: it
-// looks at the first few hundred words only.
-func detectSample(text string) string {
-	const n = 16 << 10
-	if len(text) <= n {
-		return text
-	}
-	cut := strings.LastIndexByte(text[:n], ' ')
-	if cut < 0 {
-		cut = n
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-	}
-	return text[:cut]
-}
-
-// wordTerms gives each word of text its content term for sentence seeds
-// (passage.Doc.Terms): the hash of its stem in the text's language
-// (related.Detect), 0 for a stop word.
-func wordTerms(text string, words []invindex.Word) []uint64 {
-	lang := related.Detect(related.Words(detectSample(text), nil), related.AllLangs)
-	terms := make([]uint64, len(words))
-	memo := map[string]uint64{}
-	for i, w := range words {
-		raw := text[w.Start:w.End]
-		h, ok := memo[raw]
-		if !ok {
-			if ws := related.Words(raw, nil); len(ws) == 1 {
-				if stem, ok := lang.Term(ws[0]); ok {
-					h = related.TermHash(stem)
-				}
-			}
-			memo[raw] = h
-		}
-		terms[i] = h
-	}
-	return terms
-}
