@@ -180,4 +180,3 @@ func (c *Cache) Forget(path string) {
 	delete(c.m, path)
 	c.mu.Unlock()
 }
-
