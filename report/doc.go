@@ -12,6 +12,13 @@
 // not over texts, because a report keeps what Filter needs of each text,
 // found once when it was built.
 //
+// Build aligns on the index's windows, as the similarities were counted,
+// and on sentence pairs (passage.Options.SentenceDice, on at
+// DefaultSentenceDice): a reworded copy keeps few identical 5-word runs
+// but most of its sentences' content terms, which related.WordTerms finds
+// in the text's language. Common text and registered templates seed
+// neither way.
+//
 // # Where the data comes from and goes
 //
 // The package reads nothing itself: no database, no files, no index. The
