@@ -77,10 +77,13 @@ type Options struct {
 	// (Doc.Terms, which both Docs must have) overlap with at least this
 	// Dice coefficient. 0 means windows only.
 	SentenceDice float64
-	// SentenceSuppress, when set, is asked about the window at each
-	// sentence seed, in a and in b: a seed either rejects is dropped.
-	// Reports pass their common text and templates here (as Suppress),
-	// so that a reworded template does not seed either.
+	// SentenceSuppress, when set, is asked about the window of a at each
+	// sentence seed: a seed it rejects is dropped. Reports pass their
+	// common text and templates here (as Suppress), so that the
+	// document's template and common text, reworded in a source, seeds
+	// no passage either. Only a's windows are asked, all of them a
+	// document's own (as CommonRanges asks), not only those both texts
+	// share.
 	SentenceSuppress func(key uint64) bool
 }
 
@@ -290,7 +293,7 @@ func Align(a, b *Doc, opt Options) []Passage {
 	if opt.SentenceDice > 0 {
 		more := sentenceSeeds(a, b, opt.SentenceDice)
 		if drop := opt.SentenceSuppress; drop != nil {
-			more = slices.DeleteFunc(more, func(s seed) bool { return drop(a.Keys[s.A]) || drop(b.Keys[s.B]) })
+			more = slices.DeleteFunc(more, func(s seed) bool { return drop(a.Keys[s.A]) })
 		}
 		seeds = addSeeds(seeds, more)
 	}

@@ -12,78 +12,83 @@ import (
 // its term for passage's sentence seeds (passage.Doc.Terms): the hash
 // (TermHash) of its stem in the text's language, which Detect guesses from
 // the start of the text, and 0 for a stop word or a word that is no term.
-// A word is analysed once per language for the whole process (wordTermCache,
-// keyed by the tokenizer's hash of the normalised word): a report aligns a
-// text with a hundred sources whose words are mostly the same few thousand.
+// The term is a function of the word's spelling and the language alone,
+// so a text gets the same terms whenever and wherever it is analysed (a
+// run's stored report and the one a teacher opens later must agree); each
+// spelling is analysed once per language for the whole process
+// (wordTermCache): a report aligns a text with a hundred sources whose
+// words are mostly the same few thousand.
 func WordTerms(text string, words []invindex.Word) []uint64 {
 	lang := Detect(Words(detectPrefix(text), nil), AllLangs)
 	terms := make([]uint64, len(words))
 	var buf []string
-	// A direct-mapped memo of this text's words in front of the shared
+	// A direct-mapped memo of this text's spellings in front of the shared
 	// cache: most of a text's words are a few frequent ones, and the memo
 	// needs no lock.
-	var memo [1024]struct{ word, term uint64 }
+	var memo [1024]struct {
+		word string
+		term uint64
+	}
 	for i, w := range words {
+		raw := text[w.Start:w.End]
 		m := &memo[w.Hash&1023]
-		if m.word == w.Hash && w.Hash != 0 {
+		if m.word == raw && raw != "" {
 			terms[i] = m.term
 			continue
 		}
-		h, ok := wordTermCache.get(lang, w.Hash)
+		h, ok := wordTermCache.get(lang, raw)
 		if !ok {
-			if buf = Words(text[w.Start:w.End], buf[:0]); len(buf) == 1 {
+			if buf = Words(raw, buf[:0]); len(buf) == 1 {
 				if stem, ok := lang.Term(buf[0]); ok {
 					h = TermHash(stem)
 				}
 			}
-			wordTermCache.put(lang, w.Hash, h)
+			wordTermCache.put(lang, raw, h)
 		}
-		m.word, m.term = w.Hash, h
+		m.word, m.term = raw, h
 		terms[i] = h
 	}
 	return terms
 }
 
-// termCache maps (language, word hash) to the word's term, in shards that
-// are emptied when they reach termCacheShardSize entries: a bound on memory
-// that costs a few re-analysed words, never a wrong term.
+// termCache maps (language, spelling) to the spelling's term, in shards
+// that are emptied when they reach termCacheShardSize entries: a bound on
+// memory that costs a few re-analysed words, never a different term.
 type termCache struct {
-	shards [termCacheShards]termShard
+	shards [numLangs][termCacheShards]termShard
 }
 
 type termShard struct {
 	mu sync.RWMutex
-	m  map[uint64]uint64
+	m  map[string]uint64
 }
 
 const (
-	termCacheShards    = 64
-	termCacheShardSize = 1 << 14 // 1M entries in all, about 40 MB
+	termCacheShards    = 16
+	termCacheShardSize = 1 << 14 // 256k spellings per language, about 20 MB
 )
 
 var wordTermCache termCache
 
-func (c *termCache) key(l Lang, word uint64) uint64 {
-	return word*0x9E3779B97F4A7C15 ^ uint64(l)
+func (c *termCache) shard(l Lang, word string) *termShard {
+	return &c.shards[l][TermHash(word)%termCacheShards]
 }
 
-func (c *termCache) get(l Lang, word uint64) (uint64, bool) {
-	k := c.key(l, word)
-	s := &c.shards[k>>58]
+func (c *termCache) get(l Lang, word string) (uint64, bool) {
+	s := c.shard(l, word)
 	s.mu.RLock()
-	t, ok := s.m[k]
+	t, ok := s.m[word]
 	s.mu.RUnlock()
 	return t, ok
 }
 
-func (c *termCache) put(l Lang, word, term uint64) {
-	k := c.key(l, word)
-	s := &c.shards[k>>58]
+func (c *termCache) put(l Lang, word string, term uint64) {
+	s := c.shard(l, word)
 	s.mu.Lock()
 	if s.m == nil || len(s.m) >= termCacheShardSize {
-		s.m = make(map[uint64]uint64, 256)
+		s.m = make(map[string]uint64, 256)
 	}
-	s.m[k] = term
+	s.m[strings.Clone(word)] = term // not a slice of the text, which the cache would keep alive
 	s.mu.Unlock()
 }
 
