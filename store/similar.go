@@ -118,45 +118,43 @@ func Similar(ctx context.Context, pool Querier, docID int64) ([]SimilarRow, erro
 // to, as pairs of external ids, in the engine's order per document (most
 // shared chunks first, ties by other_id): an evaluation's ranking.
 func SimilarExternalIDs(ctx context.Context, q Querier, from, to string) ([][2]string, error) {
-	return externalPairs(ctx, q, "similarities", `
-		select a.external_id, b.external_id
-		from similarities s
-		join documents a on a.id = s.doc_id
-		join documents b on b.id = s.other_id
-		where starts_with(a.external_id, $1) and starts_with(b.external_id, $2)
-		order by s.doc_id, s.shared_chunks desc, s.other_id`, from, to)
+	return externalPairs(ctx, q, "similarities", "shared_chunks desc", from, to)
 }
 
 // RelatedExternalIDs is SimilarExternalIDs for the related-documents lists
 // (the documents on the same subject, package related): pairs of external
 // ids, each document's list most similar first (cosine, then id).
 func RelatedExternalIDs(ctx context.Context, q Querier, from, to string) ([][2]string, error) {
-	return externalPairs(ctx, q, "related documents", `
-		select a.external_id, b.external_id
-		from related r
-		join documents a on a.id = r.doc_id
-		join documents b on b.id = r.other_id
-		where starts_with(a.external_id, $1) and starts_with(b.external_id, $2)
-		order by r.doc_id, r.cosine desc, r.other_id`, from, to)
+	return externalPairs(ctx, q, "related", "cosine desc", from, to)
 }
 
-// externalPairs runs a query of two external ids per row.
-func externalPairs(ctx context.Context, q Querier, what, sql, from, to string) ([][2]string, error) {
-	rows, err := q.Query(ctx, sql, from, to)
+// externalPairs reads the lists of table (similarities or related: doc_id,
+// other_id) from documents whose external id starts with from to those
+// whose external id starts with to, as pairs of external ids, each list in
+// the order rank (then other_id). table and rank are constants of this
+// package, never input.
+func externalPairs(ctx context.Context, q Querier, table, rank, from, to string) ([][2]string, error) {
+	rows, err := q.Query(ctx, fmt.Sprintf(`
+		select a.external_id, b.external_id
+		from %s s
+		join documents a on a.id = s.doc_id
+		join documents b on b.id = s.other_id
+		where starts_with(a.external_id, $1) and starts_with(b.external_id, $2)
+		order by s.doc_id, s.%s, s.other_id`, table, rank), from, to)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", what, err)
+		return nil, fmt.Errorf("read %s lists: %w", table, err)
 	}
 	defer rows.Close()
 	var out [][2]string
 	for rows.Next() {
 		var p [2]string
 		if err := rows.Scan(&p[0], &p[1]); err != nil {
-			return nil, fmt.Errorf("read %s: %w", what, err)
+			return nil, fmt.Errorf("read %s lists: %w", table, err)
 		}
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", what, err)
+		return nil, fmt.Errorf("read %s lists: %w", table, err)
 	}
 	return out, nil
 }
