@@ -33,6 +33,7 @@ type Config struct {
 	NearDup  NearDup  `yaml:"neardup"`
 	Related  Related  `yaml:"related"`
 	Routing  Routing  `yaml:"routing"`
+	Report   Report   `yaml:"report"`
 }
 
 // Default returns the configuration used when no file is given.
@@ -69,6 +70,7 @@ func Default() Config {
 		Cluster: Cluster{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 		NearDup: NearDup{Distance: 3, Budget: 64, SampleDocs: 10000},
 		Related: Related{K: 10, Margin: 10, Method: "exact", Lambda: 8, Sigma: 0.6, Languages: []string{}},
+		Report:  Report{SentenceDice: 0.4}, // report.DefaultSentenceDice
 		Routing: Routing{Enabled: false, Partitions: 128, M: 4, Candidates: 50},
 	}
 }

@@ -61,6 +61,16 @@ func TestConfig_EnvOverridesAndErrors(t *testing.T) {
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "chunk_bits") {
 		t.Fatalf("out of range: %v", err)
 	}
+	os.WriteFile(bad, []byte("report:\n  sentence_dice: 1.5\n"), 0o644)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "report.sentence_dice") {
+		t.Fatalf("sentence_dice out of range: %v", err)
+	}
+	// Sentence seeds off by environment.
+	cfg = Default()
+	if err := cfg.ApplyEnv(func(k string) string { return map[string]string{"PLAGD_REPORT_SENTENCE_DICE": "0"}[k] }); err != nil ||
+		cfg.Report.SentenceDice != 0 {
+		t.Fatalf("PLAGD_REPORT_SENTENCE_DICE=0: %v, %g", err, cfg.Report.SentenceDice)
+	}
 }
 
 func TestAutoMinShared(t *testing.T) {

@@ -262,3 +262,13 @@ func langNames() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Report tunes the passages of similarity reports (package report).
+type Report struct {
+	// SentenceDice is the Dice coefficient of content terms at which two
+	// sentences seed a passage (passage.Options.SentenceDice): reworded
+	// copies show in reports. 0 turns sentence seeds off (windows only),
+	// which costs reports half their time on reworded text and recall on
+	// it (docs/QUALITY.md).
+	SentenceDice float64 `yaml:"sentence_dice"`
+}

@@ -13,7 +13,7 @@ import (
 // (a check of a slow file must fit in one HTTP answer) are checked here.
 func (c *Config) Validate() error {
 	for _, v := range []interface{ Validate() error }{
-		&c.Engine, &c.Extract, &c.HTTP, &c.Auth, &c.NearDup, &c.Related, &c.Routing, &c.Cluster,
+		&c.Engine, &c.Extract, &c.HTTP, &c.Auth, &c.NearDup, &c.Related, &c.Routing, &c.Cluster, &c.Report,
 	} {
 		if err := v.Validate(); err != nil {
 			return err
@@ -109,6 +109,14 @@ func (n *NearDup) Validate() error {
 		return fmt.Errorf("neardup.budget must be 0 (exact) or positive, got %d", n.Budget)
 	case n.SampleDocs < 100:
 		return fmt.Errorf("neardup.sample_docs must be at least 100, got %d", n.SampleDocs)
+	}
+	return nil
+}
+
+// Validate checks the report section.
+func (r *Report) Validate() error {
+	if r.SentenceDice < 0 || r.SentenceDice > 1 {
+		return fmt.Errorf("report.sentence_dice must be 0 (off) to 1, got %g (0.4 finds reworded copies at the precision of verbatim ones)", r.SentenceDice)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/passage"
 	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
@@ -55,6 +56,7 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 		return report.Report{}, err
 	}
 	tpl.applyTemplates(&opt, doc.head.Kind)
+	opt.Align = reportAlign(cfg, opt.Align)
 	rep := report.Build(ctx, cfg.Params(), *doc.body, srcs, opt)
 	rep.Doc, rep.Chunks, rep.Header = docID, doc.chunks, doc.head
 	if rep.Flags, err = store.ParseFlags(doc.flags); err != nil {
@@ -128,6 +130,7 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report
 		}
 		srcs = append(srcs, s)
 	}
+	opt.Align = reportAlign(e.cfg, opt.Align)
 	rep := report.Build(ctx, e.cfg.Params(), text, srcs, opt)
 	rep.Chunks = len(chunks)
 	// The text's own flags; a caller that read it from a file merges what
@@ -185,4 +188,17 @@ func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int6
 		return nil, fmt.Errorf("read stored texts: %w", err)
 	}
 	return out, nil
+}
+
+// reportAlign is align with the report section's sentence seeds
+// (report.sentence_dice; 0 there turns them off) unless the caller chose
+// its own.
+func reportAlign(cfg config.Config, align passage.Options) passage.Options {
+	if align.SentenceDice == 0 {
+		align.SentenceDice = -1
+		if cfg.Report.SentenceDice > 0 {
+			align.SentenceDice = cfg.Report.SentenceDice
+		}
+	}
+	return align
 }

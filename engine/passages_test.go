@@ -452,3 +452,51 @@ func TestCommonText_Auto(t *testing.T) {
 		}
 	}
 }
+
+// TestPassages_RewordedCopy: an essay that rewords a source sentence by
+// sentence, keeping one short verbatim phrase (so that the source is on
+// its similarity list), shows the reworded copy as a passage with the
+// default report.sentence_dice, and nothing with it at 0 (windows only:
+// the phrase alone is too short for a passage).
+func TestPassages_RewordedCopy(t *testing.T) {
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	source := "The ancient harbour town traded salt, timber and wool with merchants from distant northern ports. " +
+		"Heavy storms flooded the lower harbour every winter and destroyed many wooden warehouses near the quay. " +
+		"The council therefore built a stone breakwater, financed by a special tax on imported wine barrels. " +
+		"Within ten years the breakwater doubled the number of ships that could anchor safely during storms. " +
+		"Prosperous merchants then erected grand stone houses along the quay, many of which still stand today."
+	reworded := "This old harbour settlement sold salt plus timber, also wool, to traders who came from far northern cities. " +
+		"Every winter violent storms drowned its low harbour, wrecking numerous warehouses built of wood by the quay. " +
+		"So the town leaders raised one breakwater from stone, paid through a special tax on imported wine barrels. " +
+		"A decade later this breakwater had twice as many ships able to anchor without danger whenever storms came. " +
+		"Wealthy merchants afterwards put up splendid stone houses beside the quay; several remain standing now."
+	own := "Our study begins elsewhere, with questions of method, archives, and the reading of tax rolls, " +
+		"which occupy the first chapter at some length before anything else is said about towns or trade."
+	essay := insertDoc(t, pool, "essay", own+"\n\n"+reworded+"\n\n"+own)
+	insertDoc(t, pool, "source", source)
+	mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false)
+	ctx := context.Background()
+
+	rep, err := Passages(ctx, pool, cfg, essay, 0, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sources) != 1 || len(rep.Sources[0].Passages) != 1 {
+		t.Fatalf("with sentence seeds: sources %+v, want one source with one passage", rep.Sources)
+	}
+	p := rep.Sources[0].Passages[0]
+	start := strings.Index(rep.Text, reworded)
+	if p.AStart < start || p.AEnd > start+len(reworded) || p.AEnd-p.AStart < len(reworded)*3/4 {
+		t.Errorf("passage %q, want most of the reworded copy and nothing else", rep.Text[p.AStart:p.AEnd])
+	}
+
+	cfg.Report.SentenceDice = 0
+	if rep, err = Passages(ctx, pool, cfg, essay, 0, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sources) != 1 || len(rep.Sources[0].Passages) != 0 {
+		t.Fatalf("report.sentence_dice 0: sources %+v, want the source without passages", rep.Sources)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/migrations"
+	"github.com/plagd/plagd/passage"
 	"github.com/plagd/plagd/report"
 	"github.com/plagd/plagd/store"
 )
@@ -83,7 +84,7 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	// Three stages overlap: reading a batch's lists and texts, aligning
 	// the previous batch, and storing the one before.
 	g, gctx := errgroup.WithContext(ctx)
-	docs := newDocCache(e.cfg.Params(), indexCacheBytes)
+	docs := newDocCache(e.cfg.Params(), reportAlign(e.cfg, passage.Options{}), indexCacheBytes)
 	loaded := make(chan indexLoad, 1)
 	done := make(chan indexDone, 1)
 	g.Go(func() error {
@@ -213,7 +214,7 @@ func (e *Engine) computeIndexes(ctx context.Context, l indexLoad, ct *CommonText
 			continue
 		}
 		g.Go(func() error {
-			opt := report.Options{SourceDoc: docs.get}
+			opt := report.Options{SourceDoc: docs.get, Align: docs.align}
 			ct.applyMembership(&opt)
 			tpl.applyTemplates(&opt, doc.head.Kind)
 			rep := report.Build(ctx, e.cfg.Params(), *doc.body, srcs, opt)

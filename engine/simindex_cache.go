@@ -20,6 +20,7 @@ const indexCacheBytes = 96 << 20
 // arbitrary entry makes room. Safe for concurrent use.
 type docCache struct {
 	p      invindex.Params
+	align  passage.Options // the reports' alignment, for their sources' terms
 	budget int
 	mu     sync.Mutex
 	used   int
@@ -27,8 +28,8 @@ type docCache struct {
 	toks   sync.Pool
 }
 
-func newDocCache(p invindex.Params, budget int) *docCache {
-	c := &docCache{p: p, budget: budget, docs: map[int64]*passage.Doc{}}
+func newDocCache(p invindex.Params, align passage.Options, budget int) *docCache {
+	c := &docCache{p: p, align: align, budget: budget, docs: map[int64]*passage.Doc{}}
 	c.toks.New = func() any { return invindex.NewTokenizer(p) }
 	return c
 }
@@ -42,7 +43,7 @@ func (c *docCache) get(id int64, text string) *passage.Doc {
 		return d
 	}
 	tok := c.toks.Get().(*invindex.Tokenizer)
-	d = report.NewDoc(tok, text, passage.Options{}) // the similarity indexes' alignment: report's defaults
+	d = report.NewDoc(tok, text, c.align)
 	c.toks.Put(tok)
 	if len(text) > c.budget/4 {
 		return d
