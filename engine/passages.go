@@ -28,8 +28,10 @@ import (
 // giving exactly what Passages gives with those exclusions, without
 // aligning again.
 //
-// opt is used as given; to show and leave out common text (the chunks over
-// the df cap) as the similarities do, apply Engine.CommonText to it.
+// opt is used as given, but for its sentence seeds, which come from
+// cfg's report.sentence_dice unless opt sets them; to show and leave out
+// common text (the chunks over the df cap) as the similarities do, apply
+// Engine.CommonText to it.
 func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID int64, sources int, opt report.Options) (report.Report, error) {
 	rows, err := store.Similar(ctx, pool, docID)
 	if err != nil {

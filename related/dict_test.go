@@ -38,9 +38,7 @@ func TestDictJoinsEqualPrepared(t *testing.T) {
 func TestReuseJoinsEqualNewIndex(t *testing.T) {
 	r := testseed.Rand(t)
 	old := randomVectors(r, 900, 300, 20)
-	dict := NewDict()
-	oldDocs := dict.Docs(old, Pool(3))
-	base := NewIndex(SelfSet(dict, oldDocs))
+	dict, oldDocs, base := indexedSet(old)
 	// The next set: every third document gone, every seventh changed, 200
 	// new ones (more terms: a larger vocabulary).
 	fresh := randomVectors(r, 400, 600, 20)
@@ -100,9 +98,7 @@ func sameExactOf(t *testing.T, r *rand.Rand, how string, qs []int32, gs *Set, gx
 func TestReuseWithNothingToAdd(t *testing.T) {
 	r := testseed.Rand(t)
 	vs := randomVectors(r, 300, 200, 20)
-	dict := NewDict()
-	docs := dict.Docs(vs, Pool(3))
-	base := NewIndex(SelfSet(dict, docs))
+	dict, docs, base := indexedSet(vs)
 	at := make([]int32, len(vs))
 	var keep []Doc
 	for b := range vs {
@@ -127,4 +123,12 @@ func identicalLists(t *testing.T, how string, got, want [][]Neighbor) {
 			t.Fatalf("document %d (%s): %v, %v", i, how, got[i], want[i])
 		}
 	}
+}
+
+// indexedSet numbers vs in a new Dict and indexes them: the base a kept
+// index starts from.
+func indexedSet(vs []Vector) (*Dict, []Doc, *Index) {
+	dict := NewDict()
+	docs := dict.Docs(vs, Pool(3))
+	return dict, docs, NewIndex(SelfSet(dict, docs))
 }

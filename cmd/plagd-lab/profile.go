@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"runtime/pprof"
-
 	"github.com/spf13/cobra"
+
+	"github.com/plagd/plagd/internal/bench"
 )
 
 // addProfileFlag gives every command --cpuprofile FILE: a CPU profile of
@@ -13,25 +11,14 @@ import (
 // can be taken apart without a rebuild.
 func addProfileFlag(root *cobra.Command) {
 	var path string
-	var f *os.File
+	stop := func() error { return nil }
 	root.PersistentFlags().StringVar(&path, "cpuprofile", "", "write a CPU profile of the command to this file (go tool pprof)")
 	root.PersistentPreRunE = chainPre(root.PersistentPreRunE, func(*cobra.Command, []string) error {
-		if path == "" {
-			return nil
-		}
 		var err error
-		if f, err = os.Create(path); err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		return pprof.StartCPUProfile(f)
+		stop, err = bench.StartProfile(path)
+		return err
 	})
-	root.PersistentPostRunE = func(*cobra.Command, []string) error {
-		if f == nil {
-			return nil
-		}
-		pprof.StopCPUProfile()
-		return f.Close()
-	}
+	root.PersistentPostRunE = func(*cobra.Command, []string) error { return stop() }
 }
 
 // chainPre runs first, then next.

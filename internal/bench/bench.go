@@ -151,12 +151,14 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 		fmt.Fprintf(w, "  %d modified, %d added, %d soft-deleted, %d hard-deleted in %.2fs\n",
 			cf.Modified, cf.Added, cf.SoftDeleted, cf.HardDeleted, cf.Seconds)
 		fmt.Fprintln(w, "== incremental run")
-		stop, err := startProfile(opt.IncrProfile)
+		stop, err := StartProfile(opt.IncrProfile)
 		if err != nil {
 			return err
 		}
 		incr, err := measureRun(ctx, eng, false)
-		stop()
+		if serr := stop(); err == nil && serr != nil {
+			err = serr
+		}
 		if err != nil {
 			return fmt.Errorf("incremental run: %w", err)
 		}
@@ -227,11 +229,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// startProfile starts a CPU profile into path ("" : none) and returns the
-// function that stops it.
-func startProfile(path string) (stop func(), err error) {
+// StartProfile starts a CPU profile into path ("": none) and returns the
+// function that stops it and closes the file (plagd-lab's --cpuprofile of a
+// whole command, and Options.IncrProfile of the incremental run alone).
+func StartProfile(path string) (stop func() error, err error) {
 	if path == "" {
-		return func() {}, nil
+		return func() error { return nil }, nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -241,5 +244,5 @@ func startProfile(path string) (stop func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("CPU profile: %w", err)
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
 }
