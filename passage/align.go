@@ -322,7 +322,7 @@ func Align(a, b *Doc, opt Options) []Passage {
 			return joinable(x, y, n, opt)
 		})
 	}
-	kept = dropDominated(kept)
+	kept = joinSummaries(dropDominated(kept), opt.MergeGapWords)
 	out := make([]Passage, len(kept))
 	for i, p := range kept {
 		out[i] = Passage{

@@ -104,7 +104,13 @@
 //     inside a stronger passage's is dropped (the same text of a matching
 //     a second place in b: one place is the evidence); ties go to the one
 //     first in a, then in b, so the result does not depend on the order
-//     of the seeds. Word ranges become byte offsets: words[i].Start to
+//     of the seeds. Then pieces of one summary join: consecutive
+//     passages in the same order in both texts, at most MergeGapWords
+//     apart in one text, while in the other, at least 1.5 times longer,
+//     the words skipped between them are no more than the pieces hold (a
+//     writer who summarises keeps a sentence here and there and skips the
+//     rest; after M. Sanchez-Perez, G. Sidorov and A. Gelbukh's summary
+//     handling at PAN 2014). Word ranges become byte offsets: words[i].Start to
 //     words[j+N-1].End, so a passage starts at its first matching word
 //     and ends at the last, exact to the byte.
 //

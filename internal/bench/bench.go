@@ -134,7 +134,7 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 
 	eng := engine.NewEngine(cfg, pool, opt.Log)
 	fmt.Fprintf(w, "== full run (%d nodes)\n", nodes)
-	full, err := measureRun(ctx, eng, true)
+	full, err := measureRun(ctx, eng, true, opt.FullMemProfile)
 	if err != nil {
 		return fmt.Errorf("full run: %w", err)
 	}
@@ -155,7 +155,7 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 		if err != nil {
 			return err
 		}
-		incr, err := measureRun(ctx, eng, false)
+		incr, err := measureRun(ctx, eng, false, "")
 		if serr := stop(); err == nil && serr != nil {
 			err = serr
 		}
@@ -184,14 +184,21 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 	return nil
 }
 
-func measureRun(ctx context.Context, eng *engine.Engine, full bool) (*RunFigures, error) {
-	mp := startMem()
+// measureRun times one run and its memory; memProfile, when set, is the
+// file for a heap profile taken near the run's peak.
+func measureRun(ctx context.Context, eng *engine.Engine, full bool, memProfile string) (*RunFigures, error) {
+	mp := startMem(memProfile != "")
 	t := time.Now()
 	rr, err := eng.Run(ctx, full)
 	el := time.Since(t)
 	mem := mp.end()
 	if err != nil {
 		return nil, err
+	}
+	if memProfile != "" {
+		if err := mp.writeProfile(memProfile); err != nil {
+			return nil, err
+		}
 	}
 	f := &RunFigures{Report: rr, Seconds: el.Seconds(), Mem: mem, Phases: map[string]float64{}}
 	for k, v := range rr.Phases {

@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +25,10 @@ type memProbe struct {
 	heapPeak uint64
 	hwmReset bool
 	start    time.Time
+	// profile, when the probe was asked for one, is the heap profile
+	// taken when the sampled heap last grew by a tenth over the peak
+	// before: what was live near the phase's peak.
+	profile bytes.Buffer
 }
 
 // MemFigures is what a phase cost in memory.
@@ -34,8 +41,9 @@ type MemFigures struct {
 }
 
 // startMem settles the heap (so the phase starts from live data only),
-// resets VmHWM and starts sampling.
-func startMem() *memProbe {
+// resets VmHWM and starts sampling. With profile set it also keeps a heap
+// profile taken near the peak (see memProbe.profile), written by end.
+func startMem(profile bool) *memProbe {
 	runtime.GC()
 	debug.FreeOSMemory()
 	p := &memProbe{stop: make(chan struct{}), start: time.Now()}
@@ -46,9 +54,16 @@ func startMem() *memProbe {
 		defer p.done.Done()
 		t := time.NewTicker(10 * time.Millisecond)
 		defer t.Stop()
+		var profiled uint64
 		for {
 			metrics.Read(samples)
-			p.heapPeak = max(p.heapPeak, samples[0].Value.Uint64())
+			heap := samples[0].Value.Uint64()
+			p.heapPeak = max(p.heapPeak, heap)
+			if profile && heap > profiled+profiled/10 {
+				profiled = heap
+				p.profile.Reset()
+				_ = pprof.Lookup("heap").WriteTo(&p.profile, 0)
+			}
 			select {
 			case <-p.stop:
 				return
@@ -63,6 +78,14 @@ func (p *memProbe) end() MemFigures {
 	close(p.stop)
 	p.done.Wait()
 	return MemFigures{PeakRSS: procStatus("VmHWM"), PeakHeap: p.heapPeak, HWMPhase: p.hwmReset}
+}
+
+// writeProfile writes the heap profile kept near the peak to path.
+func (p *memProbe) writeProfile(path string) error {
+	if err := os.WriteFile(path, p.profile.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	return nil
 }
 
 // procStatus reads a "kB" field of /proc/self/status, in bytes (0 if absent).

@@ -40,6 +40,9 @@ type Options struct {
 	// IncrProfile, when set, is the file for a CPU profile of the
 	// incremental run alone (the command's --cpuprofile covers it all).
 	IncrProfile string
+	// FullMemProfile, when set, is the file for a heap profile of the full
+	// run taken near its peak (what was live when the memory was highest).
+	FullMemProfile string
 }
 
 // ChangeMix is the composition of the incremental change: half modified,
