@@ -8,15 +8,18 @@ import (
 	"github.com/plagd/plagd/report"
 )
 
-// indexCacheBytes bounds the texts whose tokenisation a refresh keeps
-// (docCache): about four times as much memory, for words and window keys.
-// In the realistic 20k archive the sources of all lists hold 117 MB of
-// text and each is a source of five lists on average.
-const indexCacheBytes = 96 << 20
+// indexCacheBytes bounds the memory of the tokenised texts a refresh
+// keeps (docCache), as passage.Doc.Bytes counts it: words, window keys,
+// sentences and their terms come to about seven times the text. In the
+// realistic 20k archive the sources of all lists hold 117 MB of text and
+// each is a source of five lists on average; 512 MiB kept the refresh as
+// fast as 96 MB of text had (about 700 MB of Docs) and the full run's peak
+// 0.6 GiB lower (docs/PERFORMANCE.md), 256 MiB made it a quarter slower.
+const indexCacheBytes = 512 << 20
 
 // docCache keeps the tokenised texts (passage.Doc) of the sources a
-// refresh aligned, up to a budget of text bytes, so that a source of many
-// lists is tokenised once rather than once per list. Over the budget an
+// refresh aligned, up to a budget of bytes (passage.Doc.Bytes), so that
+// a source of many lists is tokenised once rather than once per list. Over the budget an
 // arbitrary entry makes room. Safe for concurrent use.
 type docCache struct {
 	p      invindex.Params
@@ -45,22 +48,23 @@ func (c *docCache) get(id int64, text string) *passage.Doc {
 	tok := c.toks.Get().(*invindex.Tokenizer)
 	d = report.NewDoc(tok, text, c.align)
 	c.toks.Put(tok)
-	if len(text) > c.budget/4 {
+	size := d.Bytes()
+	if size > c.budget/4 {
 		return d
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for old, od := range c.docs {
-		if c.used+len(text) <= c.budget {
+		if c.used+size <= c.budget {
 			break
 		}
-		c.used -= len(od.Text)
+		c.used -= od.Bytes()
 		delete(c.docs, old)
 	}
 	if prev, ok := c.docs[id]; ok {
-		c.used -= len(prev.Text)
+		c.used -= prev.Bytes()
 	}
 	c.docs[id] = d
-	c.used += len(text)
+	c.used += size
 	return d
 }

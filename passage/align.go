@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/plagd/plagd/invindex"
 )
@@ -74,7 +75,7 @@ type Options struct {
 	SupportWords, SupportDrift int
 	// SentenceDice, when positive, adds the seeds of matching sentence
 	// pairs (sentence.go) to the windows': sentences whose content terms
-	// (Doc.Terms, which both Docs must have) overlap with at least this
+	// (Doc.SetTerms, which both Docs must have had) overlap with at least this
 	// Dice coefficient. 0 means windows only.
 	SentenceDice float64
 	// SentenceSuppress, when set, is asked about the window of a at each
@@ -157,18 +158,14 @@ type Doc struct {
 	Text  string
 	Words []invindex.Word
 	Keys  []uint64
-	// Terms, optional, gives every word its content term for sentence
-	// seeds (Options.SentenceDice): a hash of its stem, 0 for a stop
-	// word. Set it, len(Words) long, before the Doc's first Align.
-	Terms []uint64
-
-	once sync.Once
-	ix   keyIndex
+	once  sync.Once
+	ix    keyIndex
 
 	runesOnce sync.Once
 	runes     int
 
-	sentOnce  sync.Once
+	// The Doc's sentences and their index by term, for sentence seeds
+	// (SetTerms); none without terms.
 	sents     []sentence
 	termSents termSents // term → the sentences that have it, in order
 }
@@ -179,6 +176,20 @@ type Doc struct {
 func (d *Doc) Coverage(ranges, excluded []Range) float64 {
 	d.runesOnce.Do(func() { d.runes = utf8.RuneCountInString(d.Text) })
 	return coverage(d.Text, d.runes, ranges, excluded)
+}
+
+// Bytes is about the memory d holds once made (NewDoc, SetTerms): its
+// text, words, window keys, sentences and their index by term. The window
+// index Align builds for the Doc it gets first comes on top, up to as much
+// again as the keys. Caches of Docs budget by it.
+func (d *Doc) Bytes() int {
+	n := len(d.Text) + cap(d.Words)*int(unsafe.Sizeof(invindex.Word{})) + cap(d.Keys)*8
+	n += cap(d.sents) * int(unsafe.Sizeof(sentence{}))
+	// Each sentence's distinct terms (one termAt each, in one array at
+	// least half used), and the sentences of each term in the index.
+	terms := len(d.termSents.sents)
+	n += terms*int(unsafe.Sizeof(termAt{})) + terms*4
+	return n + len(d.termSents.keys)*8 + len(d.termSents.off)*4
 }
 
 // NewDoc tokenises text with tok and computes its window keys. The slices

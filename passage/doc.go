@@ -59,7 +59,7 @@
 //     than maxKeyRepeat times in a (tables of numbers, rules of dashes),
 //     give no seeds.
 //     With Options.SentenceDice, matching sentence pairs seed too
-//     (sentence.go): two sentences whose content terms (Doc.Terms: stems
+//     (sentence.go): two sentences whose content terms (Doc.SetTerms: stems
 //     without stop words, from the caller) overlap enough, in a run of
 //     such pairs along one diagonal, give a seed per shared term. A
 //     reworded copy keeps few identical word pairs but many of its

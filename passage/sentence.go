@@ -13,8 +13,8 @@ import (
 // Sentence pairs are therefore a second source of seeds, as in M.
 // Sanchez-Perez, G. Sidorov and A. Gelbukh, "A Winning Approach to Text
 // Alignment for Text Reuse Detection at PAN 2014": two sentences match
-// when their content words (stop words dropped, the rest stemmed: Doc.Terms,
-// which the caller fills in, since the language is its business) overlap
+// when their content words (stop words dropped, the rest stemmed: Doc.SetTerms,
+// which the caller gives, since the language is its business) overlap
 // with a Dice coefficient of at least Options.SentenceDice and in at least
 // minSentenceShared terms. Every term a matching pair shares then seeds, at
 // its first occurrence in each sentence, like a matching window would.
@@ -53,46 +53,62 @@ type termAt struct {
 	df   int32
 }
 
-// sentences splits d into sentences: a new one starts after a word followed
-// by ., !, ? or a paragraph break, and after maxSentenceWords words. It also
-// indexes them by term (d.termSents), once per Doc.
-func (d *Doc) sentences() []sentence {
-	d.sentOnce.Do(func() {
-		if len(d.Terms) != len(d.Words) || len(d.Words) == 0 {
+// SetTerms gives each word of d its content term for sentence seeds
+// (Options.SentenceDice): terms[i], a hash of word i's stem, 0 for a stop
+// word; len(terms) must be len(d.Words), or the Doc gets no sentences. It
+// splits d into sentences and indexes them by term at once, keeping only
+// each sentence's distinct terms (terms is not retained). Call it before
+// the Doc's first Align, and not concurrently with one.
+func (d *Doc) SetTerms(terms []uint64) {
+	d.sents, d.termSents = nil, termSents{}
+	if len(terms) != len(d.Words) || len(d.Words) == 0 {
+		return
+	}
+	// Every sentence's terms lie in one array, each sentence's sorted by
+	// term with its first occurrence kept (a stable sort, then compact).
+	all := make([]termAt, 0, len(d.Words))
+	lo := 0
+	flush := func(hi int) {
+		if hi <= lo {
 			return
 		}
-		// Every sentence's terms lie in one array, each sentence's sorted by
-		// term with its first occurrence kept (a stable sort, then compact).
-		all := make([]termAt, 0, len(d.Words))
-		lo := 0
-		flush := func(hi int) {
-			if hi <= lo {
-				return
-			}
-			from := len(all)
-			for i := lo; i < hi; i++ {
-				if t := d.Terms[i]; t != 0 {
-					all = append(all, termAt{term: t, word: int32(i)})
-				}
-			}
-			ts := all[from:]
-			slices.SortStableFunc(ts, func(x, y termAt) int { return cmp.Compare(x.term, y.term) })
-			ts = slices.CompactFunc(ts, func(x, y termAt) bool { return x.term == y.term })
-			all = all[:from+len(ts)]
-			d.sents = append(d.sents, sentence{lo: int32(lo), hi: int32(hi), terms: ts[:len(ts):len(ts)]})
-			lo = hi
-		}
-		for i := 1; i < len(d.Words); i++ {
-			between := d.Text[d.Words[i-1].End:d.Words[i].Start]
-			if i-lo >= maxSentenceWords || strings.ContainsAny(between, ".!?。！？") || strings.Contains(between, "\n\n") {
-				flush(i)
+		from := len(all)
+		for i := lo; i < hi; i++ {
+			if t := terms[i]; t != 0 {
+				all = append(all, termAt{term: t, word: int32(i)})
 			}
 		}
-		flush(len(d.Words))
-		d.termSents.build(d.sents, len(all))
-	})
-	return d.sents
+		ts := all[from:]
+		slices.SortStableFunc(ts, func(x, y termAt) int { return cmp.Compare(x.term, y.term) })
+		ts = slices.CompactFunc(ts, func(x, y termAt) bool { return x.term == y.term })
+		all = all[:from+len(ts)]
+		d.sents = append(d.sents, sentence{lo: int32(lo), hi: int32(hi), terms: ts[:len(ts):len(ts)]})
+		lo = hi
+	}
+	// A new sentence starts after a word followed by ., !, ? or a
+	// paragraph break, and after maxSentenceWords words.
+	for i := 1; i < len(d.Words); i++ {
+		between := d.Text[d.Words[i-1].End:d.Words[i].Start]
+		if i-lo >= maxSentenceWords || strings.ContainsAny(between, ".!?。！？") || strings.Contains(between, "\n\n") {
+			flush(i)
+		}
+	}
+	flush(len(d.Words))
+	if len(all) < cap(all)/2 { // stop words left much of it unused
+		all = slices.Clone(all)
+		at := 0
+		for i := range d.sents {
+			n := len(d.sents[i].terms)
+			d.sents[i].terms = all[at : at+n : at+n]
+			at += n
+		}
+	}
+	d.sents = slices.Clip(d.sents)
+	d.termSents.build(d.sents, len(all))
 }
+
+// sentences returns d's sentences (SetTerms), with their terms.
+func (d *Doc) sentences() []sentence { return d.sents }
 
 // sentenceSeeds returns the seeds of the sentence pairs of a and b that
 // match (see above): one per shared term, at its first word in each

@@ -18,7 +18,7 @@ var stopWords = map[string]bool{"the": true, "a": true, "of": true, "and": true,
 // termDoc is NewDoc with Terms from the test analyser.
 func termDoc(tok *invindex.Tokenizer, text string) *Doc {
 	d := NewDoc(tok, text)
-	d.Terms = make([]uint64, len(d.Words))
+	terms := make([]uint64, len(d.Words))
 	for i, w := range d.Words {
 		word := strings.ToLower(text[w.Start:w.End])
 		if stopWords[word] {
@@ -26,8 +26,9 @@ func termDoc(tok *invindex.Tokenizer, text string) *Doc {
 		}
 		h := fnv.New64a()
 		h.Write([]byte(word))
-		d.Terms[i] = h.Sum64() | 1
+		terms[i] = h.Sum64() | 1
 	}
+	d.SetTerms(terms)
 	return d
 }
 

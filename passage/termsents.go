@@ -5,50 +5,50 @@ import "math/bits"
 // termSents finds the sentences of a Doc that have a term: an
 // open-addressing table from term to a run of one array of sentence
 // numbers, in order (as keyIndex does for windows; a map lookup per term of
-// every sentence pair's text cost most of the join).
+// every sentence pair's text cost most of the join). The runs lie in slot
+// order, so one offset per slot bounds them all: slot s's sentences are
+// sents[off[s]:off[s+1]], an empty run for an empty slot.
 type termSents struct {
-	keys   []uint64 // slot → term; 0 (no term is 0) marks an empty slot
-	lo, hi []uint32 // slot → sents[lo:hi]
-	sents  []int32
-	shift  uint
+	keys  []uint64 // slot → term; 0 (no term is 0) marks an empty slot
+	off   []uint32 // len(keys)+1 offsets into sents
+	sents []int32
+	shift uint
 }
 
 // build indexes the terms of sents (n of them in all) and sets each
-// termAt's df: a pass to count each term's sentences, one to lay the runs
-// out, one to fill them in sentence order.
+// termAt's df. The table is sized for the distinct terms, which a first
+// pass counts (a Doc stays in a report's cache of sources, and most of its
+// terms recur): then a pass counts each term's sentences and one fills
+// them in, in sentence order.
 func (x *termSents) build(sents []sentence, n int) {
-	size := 1 << max(4, bits.Len(uint(2*n)))
-	x.keys, x.lo, x.hi = make([]uint64, size), make([]uint32, size), make([]uint32, size)
-	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	mask := uint64(size - 1)
-	slotOf := func(k uint64) uint64 {
-		slot := (k * 0x9E3779B97F4A7C15) >> x.shift
-		for x.keys[slot] != 0 && x.keys[slot] != k {
-			slot = (slot + 1) & mask
-		}
-		return slot
-	}
-	for _, s := range sents { // hi counts the term's sentences for now
+	distinct := 0
+	x.reset(2 * n)
+	for _, s := range sents {
 		for _, t := range s.terms {
-			slot := slotOf(t.term)
+			if slot := x.slotOf(t.term); x.keys[slot] == 0 {
+				x.keys[slot] = t.term
+				distinct++
+			}
+		}
+	}
+	x.reset(2 * distinct)
+	for _, s := range sents {
+		for _, t := range s.terms {
+			slot := x.slotOf(t.term)
 			x.keys[slot] = t.term
-			x.hi[slot]++
+			x.off[slot+1]++
 		}
 	}
-	at := uint32(0)
-	for slot, c := range x.hi {
-		if c != 0 {
-			x.lo[slot] = at
-			at += c
-			x.hi[slot] = x.lo[slot] // the fill pointer, hi at the end
-		}
+	for slot := range x.keys {
+		x.off[slot+1] += x.off[slot]
 	}
-	x.sents = make([]int32, at)
+	x.sents = make([]int32, n)
+	fill := make([]uint32, len(x.keys)) // sentences placed per slot so far
 	for i := range sents {
 		for _, t := range sents[i].terms {
-			slot := slotOf(t.term)
-			x.sents[x.hi[slot]] = int32(i)
-			x.hi[slot]++
+			slot := x.slotOf(t.term)
+			x.sents[x.off[slot]+fill[slot]] = int32(i)
+			fill[slot]++
 		}
 	}
 	for i := range sents {
@@ -58,16 +58,31 @@ func (x *termSents) build(sents []sentence, n int) {
 	}
 }
 
+// reset empties the table and sizes it for at least n slots (a power of
+// two, at least 16).
+func (x *termSents) reset(n int) {
+	size := 1 << max(4, bits.Len(uint(n)))
+	x.keys, x.off = make([]uint64, size), make([]uint32, size+1)
+	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
+}
+
+// slotOf is term k's slot, or the empty slot where it would go.
+func (x *termSents) slotOf(k uint64) uint64 {
+	mask := uint64(len(x.keys) - 1)
+	slot := (k * 0x9E3779B97F4A7C15) >> x.shift
+	for x.keys[slot] != 0 && x.keys[slot] != k {
+		slot = (slot + 1) & mask
+	}
+	return slot
+}
+
 // lookup returns the sentences that have term k, in order.
 func (x *termSents) lookup(k uint64) []int32 {
 	if len(x.keys) == 0 {
 		return nil
 	}
-	mask := uint64(len(x.keys) - 1)
-	for slot := (k * 0x9E3779B97F4A7C15) >> x.shift; x.keys[slot] != 0; slot = (slot + 1) & mask {
-		if x.keys[slot] == k {
-			return x.sents[x.lo[slot]:x.hi[slot]]
-		}
+	if slot := x.slotOf(k); x.keys[slot] == k {
+		return x.sents[x.off[slot]:x.off[slot+1]]
 	}
 	return nil
 }

@@ -74,26 +74,30 @@ type Vector struct {
 // Vector weighs a document's term counts (Count's output, sorted by term).
 // A document without weighted terms gets the empty vector: similar to none.
 func (m *Model) Vector(terms []TermCount) Vector {
-	v := Vector{Terms: make([]uint64, 0, len(terms)), W: make([]float32, 0, len(terms))}
-	raw := make([]float64, 0, len(terms))
+	// The weights first, in a scratch slice: the terms too common to weigh
+	// anything (MaxDFShare) are often a third of a document's, and the
+	// vector, kept for the archive between runs, is allocated to fit.
+	raw := make([]float64, len(terms))
 	var ss float64
-	for _, t := range terms {
-		w := float64(t.Count) * m.IDF(t.Term)
-		if w <= 0 {
-			continue
+	kept := 0
+	for i, t := range terms {
+		if w := float64(t.Count) * m.IDF(t.Term); w > 0 {
+			raw[i] = w
+			ss += w * w
+			kept++
 		}
-		v.Terms = append(v.Terms, t.Term)
-		raw = append(raw, w)
-		ss += w * w
 	}
 	if ss == 0 {
 		return Vector{}
 	}
 	n := math.Sqrt(ss)
-	for _, w := range raw {
-		v.W = append(v.W, float32(w/n))
+	v := Vector{Terms: make([]uint64, 0, kept), W: make([]float32, 0, kept), Norm: float32(n)}
+	for i, w := range raw {
+		if w > 0 {
+			v.Terms = append(v.Terms, terms[i].Term)
+			v.W = append(v.W, float32(w/n))
+		}
 	}
-	v.Norm = float32(n)
 	return v
 }
 

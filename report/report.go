@@ -77,7 +77,7 @@ func alignOptions(opt passage.Options) passage.Options {
 func NewDoc(tok *invindex.Tokenizer, text string, align passage.Options) *passage.Doc {
 	d := passage.NewDoc(tok, text)
 	if alignOptions(align).SentenceDice > 0 {
-		d.Terms = related.WordTerms(text, d.Words)
+		d.SetTerms(related.WordTerms(text, d.Words))
 	}
 	return d
 }

@@ -90,7 +90,7 @@ func (s AlignSettings) Prepare(tok *invindex.Tokenizer, t *Text) *Prepared {
 	}
 	p.doc = passage.NewDoc(tok, t.S)
 	if s.SentenceDice > 0 {
-		p.doc.Terms = related.WordTerms(t.S, p.doc.Words)
+		p.doc.SetTerms(related.WordTerms(t.S, p.doc.Words))
 	}
 	p.count = make(map[uint64]int32, len(p.doc.Keys))
 	for _, k := range p.doc.Keys {
