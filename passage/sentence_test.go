@@ -126,9 +126,10 @@ func TestSentenceSeeds_NeedTerms(t *testing.T) {
 	}
 }
 
-// TestInRuns: strong pairs count next to another strong one, any pair in
-// three on one exact diagonal; lone pairs, weak pairs next to strong ones
-// and weak pairs drifting off the diagonal do not.
+// TestInRuns: strong pairs count next to another strong one (up to 3
+// sentences on in a and 4 in b), any pair in three on one exact diagonal;
+// lone pairs, weak pairs next to strong ones and weak pairs drifting off
+// the diagonal do not.
 func TestInRuns(t *testing.T) {
 	pairs := []sentencePair{
 		{10, 50, true}, {11, 51, true}, {13, 53, true}, // strong neighbours
@@ -136,9 +137,13 @@ func TestInRuns(t *testing.T) {
 		{30, 5, true}, {40, 90, true}, {41, 20, true}, // lone strong pairs
 		{60, 100, false}, {61, 101, false}, {63, 103, false}, // weak, three on offset 40
 		{70, 10, false}, {71, 12, false}, {72, 13, false}, // weak, drifting: offsets -60, -59, -59
+		{80, 200, true}, {83, 204, true}, // a summary's: 3 sentences on in a, 4 in b
+		{90, 300, true}, {91, 305, true}, // 5 sentences on in b: apart
+		{95, 400, true}, {99, 401, true}, // 4 sentences on in a: apart
 	}
 	got := inRuns(slices.Clone(pairs))
-	want := []sentencePair{{10, 50, true}, {11, 51, true}, {13, 53, true}, {60, 100, false}, {61, 101, false}, {63, 103, false}}
+	want := []sentencePair{{10, 50, true}, {11, 51, true}, {13, 53, true}, {60, 100, false}, {61, 101, false}, {63, 103, false},
+		{80, 200, true}, {83, 204, true}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("inRuns = %v, want %v", got, want)
 	}
