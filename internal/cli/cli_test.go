@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -73,5 +75,23 @@ func TestResultLogger(t *testing.T) {
 		if got := ResultLogger(cfg).GetLevel(); got != want {
 			t.Errorf("log.level %s: ResultLogger at %s, want %s", level, got, want)
 		}
+	}
+}
+
+// TestTuneGC: without GOGC the collector runs at DefaultGCPercent; a GOGC
+// in the environment is left alone.
+func TestTuneGC(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != DefaultGCPercent {
+		t.Errorf("GOGC unset: collector at %d %%, want %d", got, DefaultGCPercent)
+	}
+	t.Setenv("GOGC", "100")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC=100: collector at %d %%, want it left at 100", got)
 	}
 }
