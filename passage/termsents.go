@@ -18,8 +18,9 @@ type termSents struct {
 // build indexes the terms of sents (n of them in all) and sets each
 // termAt's df. The table is sized for the distinct terms, which a first
 // pass counts (a Doc stays in a report's cache of sources, and most of its
-// terms recur): then a pass counts each term's sentences and one fills
-// them in, in sentence order.
+// terms recur); the second places each term, keeping its slot in its
+// termAt's df for the passes that count and fill in each term's
+// sentences, in sentence order.
 func (x *termSents) build(sents []sentence, n int) {
 	distinct := 0
 	x.reset(2 * n)
@@ -33,10 +34,12 @@ func (x *termSents) build(sents []sentence, n int) {
 	}
 	x.reset(2 * distinct)
 	for _, s := range sents {
-		for _, t := range s.terms {
+		for j := range s.terms {
+			t := &s.terms[j]
 			slot := x.slotOf(t.term)
 			x.keys[slot] = t.term
 			x.off[slot+1]++
+			t.df = int32(slot)
 		}
 	}
 	for slot := range x.keys {
@@ -44,16 +47,16 @@ func (x *termSents) build(sents []sentence, n int) {
 	}
 	x.sents = make([]int32, n)
 	fill := make([]uint32, len(x.keys)) // sentences placed per slot so far
-	for i := range sents {
-		for _, t := range sents[i].terms {
-			slot := x.slotOf(t.term)
-			x.sents[x.off[slot]+fill[slot]] = int32(i)
-			fill[slot]++
+	for i, s := range sents {
+		for _, t := range s.terms {
+			x.sents[x.off[t.df]+fill[t.df]] = int32(i)
+			fill[t.df]++
 		}
 	}
-	for i := range sents {
-		for j := range sents[i].terms {
-			sents[i].terms[j].df = int32(len(x.lookup(sents[i].terms[j].term)))
+	for _, s := range sents {
+		for j := range s.terms {
+			slot := s.terms[j].df
+			s.terms[j].df = int32(x.off[slot+1] - x.off[slot])
 		}
 	}
 }

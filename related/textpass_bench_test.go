@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/plagd/plagd/internal/synth"
+	"github.com/plagd/plagd/invindex"
 )
 
 // realisticTexts are 200 documents of the realistic synthetic archive, the
@@ -60,6 +61,24 @@ func BenchmarkAnalyzer(b *testing.B) {
 	for b.Loop() {
 		for _, t := range texts {
 			a.Analyze(t)
+		}
+	}
+}
+
+// BenchmarkWordTerms: the sentence seeds' terms of every word, as a
+// report's cache of sources makes them (the process-wide cache warm after
+// the first pass).
+func BenchmarkWordTerms(b *testing.B) {
+	texts := realisticTexts()
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
+	words := make([][]invindex.Word, len(texts))
+	for i, t := range texts {
+		words[i] = tok.Words(t, nil)
+	}
+	b.SetBytes(realisticBytes())
+	for b.Loop() {
+		for i, t := range texts {
+			WordTerms(t, words[i])
 		}
 	}
 }
