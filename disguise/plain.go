@@ -61,32 +61,15 @@ func Plain(text string) string {
 	sb.Grow(len(text))
 	sb.WriteString(text[:words[0].Start])
 	for k, w := range words {
-		word := text[w.Start:w.End]
-		whole := dominant == "Latin" && k > 0 && k+1 < len(words) &&
-			latinWord(text[words[k-1].Start:words[k-1].End]) && latinWord(text[words[k+1].Start:words[k+1].End])
-		mapLookAlikes := false
-		if n, _ := lookAlikes(word, dominant, whole); n > 0 && (dominant == "Latin" || whole) {
-			mapLookAlikes = true
+		var prev, next string
+		if k > 0 {
+			prev = text[words[k-1].Start:words[k-1].End]
 		}
-		for _, r := range word {
-			if IsInvisible(r) {
-				continue
-			}
-			if mapLookAlikes && scriptOf(r) != "Latin" {
-				p, ok := CapitalPrototype(r) // "Ν" as "N", not as its fold "ν"
-				if !ok {
-					p, ok = Prototype(unicode.ToLower(r))
-				}
-				if ok {
-					if unicode.IsUpper(r) {
-						p = strings.ToUpper(p)
-					}
-					sb.WriteString(p)
-					continue
-				}
-			}
-			sb.WriteRune(r)
+		if k+1 < len(words) {
+			next = text[words[k+1].Start:words[k+1].End]
 		}
+		whole := dominant == "Latin" && prev != "" && next != "" && latinWord(prev) && latinWord(next)
+		writePlainWord(&sb, text[w.Start:w.End], dominant, whole)
 		end := len(text)
 		if k+1 < len(words) {
 			end = words[k+1].Start
@@ -98,9 +81,80 @@ func Plain(text string) string {
 	return sb.String()
 }
 
-// maybeDisguised is Plain's quick test: a rune other than a letter of
+// Dominant is the script most letters of text are in ("Latin", "Cyrillic",
+// "Greek", ...), as Plain decides which look-alikes to map.
+func Dominant(text string) string { return dominantScript(text) }
+
+// PlainWord is what Plain makes of word, a word of a text whose dominant
+// script is dominant (Dominant), between the words prev and next ("" at
+// either end): its invisible characters dropped and its look-alike letters
+// mapped to their ASCII prototypes where Plain maps them, and also in
+// every word that mixes ASCII letters with look-alikes or stands between
+// two such words. For callers that
+// keep the offsets of the text as written and take its words one by one
+// (package related's terms of a report's words). Letter-spaced words are
+// the caller's: a tokenizer that joins them gives them here whole.
+func PlainWord(word, dominant, prev, next string) string {
+	if isASCII(word) {
+		return word
+	}
+	// A word mixing ASCII letters with others is no Cyrillic or Greek
+	// word but a Latin one with look-alikes, and so is a word of
+	// look-alikes between two words with ASCII letters, even where the
+	// look-alikes make up most of the text's letters.
+	latin := func(w string) bool { return w != "" && (latinWord(w) || hasASCIILetter(w)) }
+	whole := latin(prev) && latin(next)
+	if hasASCIILetter(word) || whole {
+		dominant = "Latin"
+	}
+	var sb strings.Builder
+	sb.Grow(len(word))
+	writePlainWord(&sb, word, dominant, whole)
+	return sb.String()
+}
+
+func hasASCIILetter(word string) bool {
+	for i := 0; i < len(word); i++ {
+		if c := word[i] | 0x20; 'a' <= c && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// writePlainWord writes word as Plain writes it in a text of the dominant
+// script, whole when the word stands between two Latin words.
+func writePlainWord(sb *strings.Builder, word, dominant string, whole bool) {
+	mapLookAlikes := false
+	if n, _ := lookAlikes(word, dominant, whole); n > 0 && (dominant == "Latin" || whole) {
+		mapLookAlikes = true
+	}
+	for _, r := range word {
+		if IsInvisible(r) {
+			continue
+		}
+		if mapLookAlikes && scriptOf(r) != "Latin" {
+			p, ok := CapitalPrototype(r) // "Ν" as "N", not as its fold "ν"
+			if !ok {
+				p, ok = Prototype(unicode.ToLower(r))
+			}
+			if ok {
+				if unicode.IsUpper(r) {
+					p = strings.ToUpper(p)
+				}
+				sb.WriteString(p)
+				continue
+			}
+		}
+		sb.WriteRune(r)
+	}
+}
+
+// MaybeDisguised is Plain's quick test: a rune other than a letter of
 // Latin script (an invisible character, a look-alike) or two single
-// letters or digits one space apart.
+// letters or digits one space apart. False means Plain(text) is text.
+func MaybeDisguised(text string) bool { return maybeDisguised(text) }
+
 func maybeDisguised(text string) bool {
 	for i := 0; i < len(text); i++ {
 		c := text[i]

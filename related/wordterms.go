@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -12,14 +13,44 @@ import (
 // its term for passage's sentence seeds (passage.Doc.Terms): the hash
 // (TermHash) of its stem in the text's language, which Detect guesses from
 // the start of the text, and 0 for a stop word or a word that is no term.
-// The term is a function of the word's spelling and the language alone,
+// The term is a function of the word's spelling (its disguises undone,
+// see disguise.PlainWord) and the language alone,
 // so a text gets the same terms whenever and wherever it is analysed (a
 // run's stored report and the one a teacher opens later must agree); each
 // spelling is analysed once per language for the whole process
 // (wordTermCache): a report aligns a text with a hundred sources whose
 // words are mostly the same few thousand.
 func WordTerms(text string, words []invindex.Word) []uint64 {
-	lang := Detect(Words(detectPrefix(text), nil), AllLangs)
+	// A disguised copy must get the terms of the clean one: look-alike
+	// letters and invisible characters are undone word by word as
+	// disguise.Plain undoes them in the whole text (disguise.PlainWord),
+	// before the language is guessed and the words are stemmed.
+	spell := func(i int) string { return text[words[i].Start:words[i].End] }
+	var lang Lang
+	if disguise.MaybeDisguised(text) {
+		dominant := disguise.Dominant(text)
+		spell = func(i int) string {
+			var prev, next string
+			if i > 0 {
+				prev = text[words[i-1].Start:words[i-1].End]
+			}
+			if i+1 < len(words) {
+				next = text[words[i+1].Start:words[i+1].End]
+			}
+			return disguise.PlainWord(text[words[i].Start:words[i].End], dominant, prev, next)
+		}
+		var sb strings.Builder
+		for i, w := range words {
+			if int(w.End) > detectPrefixBytes {
+				break
+			}
+			sb.WriteString(spell(i))
+			sb.WriteByte(' ')
+		}
+		lang = Detect(Words(sb.String(), nil), AllLangs)
+	} else {
+		lang = Detect(Words(detectPrefix(text), nil), AllLangs)
+	}
 	terms := make([]uint64, len(words))
 	var buf []string
 	// A direct-mapped memo of this text's spellings in front of the shared
@@ -30,7 +61,7 @@ func WordTerms(text string, words []invindex.Word) []uint64 {
 		term uint64
 	}
 	for i, w := range words {
-		raw := text[w.Start:w.End]
+		raw := spell(i)
 		m := &memo[w.Hash&1023]
 		if m.word == raw && raw != "" {
 			terms[i] = m.term
@@ -92,10 +123,14 @@ func (c *termCache) put(l Lang, word string, term uint64) {
 	s.mu.Unlock()
 }
 
-// detectPrefix is the start of text that Detect reads: it looks at the
-// first detectSample words only, which 4 KiB of prose hold.
+// detectPrefixBytes is how much of a text's start WordTerms reads to
+// guess its language: Detect looks at the first detectSample words only,
+// which 4 KiB of prose hold.
+const detectPrefixBytes = 4 << 10
+
+// detectPrefix is the start of text that Detect reads (detectPrefixBytes).
 func detectPrefix(text string) string {
-	const n = 4 << 10
+	const n = detectPrefixBytes
 	if len(text) <= n {
 		return text
 	}

@@ -52,3 +52,33 @@ func TestWordTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestWordTerms_LookAlikesThroughout: a text whose every letter with a
+// Cyrillic twin is written with it, capitals too, has mostly Cyrillic
+// letters; its words still mix in Latin ones ("Lісеnѕе"), so they are Latin
+// words in disguise and get the clean text's terms, language and all. A
+// Russian text keeps its own terms.
+func TestWordTerms_LookAlikesThroughout(t *testing.T) {
+	clean := "The licence allows anyone to copy and distribute the software, provided " +
+		"that the notice stays with every copy. However, accepting such obligations is your own choice. "
+	twins := strings.NewReplacer("a", "а", "c", "с", "e", "е", "i", "і", "o", "о", "p", "р", "s", "ѕ", "x", "х", "y", "у",
+		"H", "Н", "T", "Т", "A", "А", "B", "В", "C", "С", "E", "Е", "M", "М", "O", "О", "P", "Р")
+	disguised := twins.Replace(clean)
+	tok := invindex.NewTokenizer(invindex.DefaultParams())
+	cw, dw := tok.Words(clean, nil), tok.Words(disguised, nil)
+	if len(cw) != len(dw) {
+		t.Fatalf("%d words, %d disguised", len(cw), len(dw))
+	}
+	ct, dt := WordTerms(clean, cw), WordTerms(disguised, dw)
+	for i := range ct {
+		if ct[i] != dt[i] {
+			t.Errorf("%q: term %x, the clean %q's %x", disguised[dw[i].Start:dw[i].End], dt[i], clean[cw[i].Start:cw[i].End], ct[i])
+		}
+	}
+	russian := "Студенты списывали диссертации из библиотеки университета."
+	rw := tok.Words(russian, nil)
+	rt := WordTerms(russian, rw)
+	if stem, _ := LangRussian.Term("диссертации"); rt[2] != TermHash(stem) {
+		t.Errorf("Russian word: term %x, want the hash of %q", rt[2], stem)
+	}
+}
