@@ -90,10 +90,10 @@ func Dominant(text string) string { return dominantScript(text) }
 // either end): its invisible characters dropped and its look-alike letters
 // mapped to their ASCII prototypes where Plain maps them, and also in
 // every word that mixes ASCII letters with look-alikes or stands between
-// two such words. For callers that
-// keep the offsets of the text as written and take its words one by one
-// (package related's terms of a report's words). Letter-spaced words are
-// the caller's: a tokenizer that joins them gives them here whole.
+// two such words. For callers that keep the offsets of the text as
+// written and take its words one by one (package related's terms of a
+// report's words). Letter-spaced words are the caller's: a tokenizer that
+// joins them gives them here whole.
 func PlainWord(word, dominant, prev, next string) string {
 	if isASCII(word) {
 		return word

@@ -19,8 +19,8 @@ const indexCacheBytes = 512 << 20
 
 // docCache keeps the tokenised texts (passage.Doc) of the sources a
 // refresh aligned, up to a budget of bytes (passage.Doc.Bytes), so that
-// a source of many lists is tokenised once rather than once per list. Over the budget an
-// arbitrary entry makes room. Safe for concurrent use.
+// a source of many lists is tokenised once rather than once per list.
+// Over the budget an arbitrary entry makes room. Safe for concurrent use.
 type docCache struct {
 	p      invindex.Params
 	align  passage.Options // the reports' alignment, for their sources' terms

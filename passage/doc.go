@@ -110,9 +110,9 @@
 //     the words skipped between them are no more than the pieces hold (a
 //     writer who summarises keeps a sentence here and there and skips the
 //     rest; after M. Sanchez-Perez, G. Sidorov and A. Gelbukh's summary
-//     handling at PAN 2014). Word ranges become byte offsets: words[i].Start to
-//     words[j+N-1].End, so a passage starts at its first matching word
-//     and ends at the last, exact to the byte.
+//     handling at PAN 2014). Word ranges become byte offsets:
+//     words[i].Start to words[j+N-1].End, so a passage starts at its
+//     first matching word and ends at the last, exact to the byte.
 //
 // The PAN evaluation (internal/pan, docs/QUALITY.md) measures each step:
 // on an English corpus of pairs on one topic, support and verification
