@@ -35,12 +35,16 @@ func pairDocs(a, b string, opt Options) (*Doc, *Doc, Options) {
 // shared vocabulary, so that many word pairs occur once in each by chance)
 // share no passage; a verbatim copy planted in them is found as one
 // passage that covers it (less at most a few words at its edges whose word
-// pairs recur elsewhere, which seed nothing). A chance match near the copy
-// and on nearly its diagonal may still extend it, by at most the merge gap
-// (100 words here): verified pieces join when their union stays dense
-// (docs/QUALITY.md, "An English text-alignment corpus", says what that
-// costs).
+// pairs recur elsewhere, which seed nothing). Chance matches near the copy
+// and on nearly its diagonal may still extend it: verified pieces within
+// the merge gap (100 words here) join when their union stays dense, and a
+// piece so joined brings its own words and may bring the next. Measured
+// over 3,000 copies (seeds 1-150): no extension in half of them, at most
+// 79 words in 99 %, 121 in 99.9 %, 190 at most; the bound is twice the
+// merge gap and a piece's minimum (docs/QUALITY.md, "An English
+// text-alignment corpus", says what chance extensions cost).
 func TestAlign_ChanceMatchesMakeNoPassage(t *testing.T) {
+	const maxExtension = 2*100 + 20 + 10 // words beyond the copy, either side
 	seed := alignSeed(t)
 	for iter := range 20 {
 		rng := rand.New(rand.NewPCG(seed, uint64(iter)))
@@ -64,8 +68,8 @@ func TestAlign_ChanceMatchesMakeNoPassage(t *testing.T) {
 			t.Fatalf("iteration %d (seed %d): want the one copy, got %+v", iter, seed, ps)
 		}
 		p := ps[0]
-		if p.AStart < a.offset(from-110) || p.AEnd > a.end(to+110) || p.AStart > a.offset(from+5) || p.AEnd < a.end(to-6) {
-			t.Errorf("iteration %d (seed %d): passage a [%d, %d), copy [%d, %d)", iter, seed, p.AStart, p.AEnd, a.offset(from), a.end(to-1))
+		if p.AStart < a.offset(from-maxExtension) || p.AEnd > a.end(to+maxExtension) || p.AStart > a.offset(from+5) || p.AEnd < a.end(to-6) {
+			t.Errorf("iteration %d (seed %d): passage a [%d, %d) (%d words), copy [%d, %d)", iter, seed, p.AStart, p.AEnd, p.AWords, a.offset(from), a.end(to-1))
 		}
 	}
 }
