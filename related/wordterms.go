@@ -25,11 +25,20 @@ func WordTerms(text string, words []invindex.Word) []uint64 {
 	// letters and invisible characters are undone word by word as
 	// disguise.Plain undoes them in the whole text (disguise.PlainWord),
 	// before the language is guessed and the words are stemmed.
+	// An ASCII text has only letter-spaced words to undo, which the
+	// tokenizer's words already are.
 	spell := func(i int) string { return text[words[i].Start:words[i].End] }
 	var lang Lang
-	if disguise.MaybeDisguised(text) {
-		dominant := disguise.Dominant(text)
+	if !isASCII(text) && disguise.MaybeDisguised(text) {
+		dominant, found := "", false // found at the first word that needs it
 		spell = func(i int) string {
+			word := text[words[i].Start:words[i].End]
+			if isASCII(word) {
+				return word
+			}
+			if !found {
+				dominant, found = disguise.Dominant(text), true
+			}
 			var prev, next string
 			if i > 0 {
 				prev = text[words[i-1].Start:words[i-1].End]
@@ -37,7 +46,7 @@ func WordTerms(text string, words []invindex.Word) []uint64 {
 			if i+1 < len(words) {
 				next = text[words[i+1].Start:words[i+1].End]
 			}
-			return disguise.PlainWord(text[words[i].Start:words[i].End], dominant, prev, next)
+			return disguise.PlainWord(word, dominant, prev, next)
 		}
 		var sb strings.Builder
 		for i, w := range words {
@@ -121,6 +130,15 @@ func (c *termCache) put(l Lang, word string, term uint64) {
 	}
 	s.m[strings.Clone(word)] = term // not a slice of the text, which the cache would keep alive
 	s.mu.Unlock()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // detectPrefixBytes is how much of a text's start WordTerms reads to
