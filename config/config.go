@@ -12,6 +12,7 @@ import (
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/extract/sandbox"
 	"github.com/plagd/plagd/invindex"
+	"github.com/plagd/plagd/report"
 )
 
 // Config is plagd's whole configuration. It is read from one YAML file
@@ -70,7 +71,7 @@ func Default() Config {
 		Cluster: Cluster{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 		NearDup: NearDup{Distance: 3, Budget: 64, SampleDocs: 10000},
 		Related: Related{K: 10, Margin: 10, Method: "exact", Lambda: 8, Sigma: 0.6, Languages: []string{}},
-		Report:  Report{SentenceDice: 0.4}, // report.DefaultSentenceDice
+		Report:  Report{SentenceDice: report.DefaultSentenceDice},
 		Routing: Routing{Enabled: false, Partitions: 128, M: 4, Candidates: 50},
 	}
 }

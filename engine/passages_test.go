@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/internal/testtext"
@@ -498,5 +499,13 @@ func TestPassages_RewordedCopy(t *testing.T) {
 	}
 	if len(rep.Sources) != 1 || len(rep.Sources[0].Passages) != 0 {
 		t.Fatalf("report.sentence_dice 0: sources %+v, want the source without passages", rep.Sources)
+	}
+}
+
+// TestReportSentenceDice_Default: without a configuration file the
+// engine's reports align at the report package's default Dice.
+func TestReportSentenceDice_Default(t *testing.T) {
+	if got := reportAlign(config.Default(), passage.Options{}).SentenceDice; got != report.DefaultSentenceDice {
+		t.Fatalf("the engine's reports align at Dice %g by default, want %g", got, report.DefaultSentenceDice)
 	}
 }

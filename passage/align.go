@@ -75,8 +75,8 @@ type Options struct {
 	SupportWords, SupportDrift int
 	// SentenceDice, when positive, adds the seeds of matching sentence
 	// pairs (sentence.go) to the windows': sentences whose content terms
-	// (Doc.SetTerms, which both Docs must have had) overlap with at least this
-	// Dice coefficient. 0 means windows only.
+	// (Doc.SetTerms, which both Docs must have had) overlap with at least
+	// this Dice coefficient. 0 means windows only.
 	SentenceDice float64
 	// SentenceSuppress, when set, is asked about the window of a at each
 	// sentence seed: a seed it rejects is dropped. Reports pass their

@@ -13,8 +13,8 @@ import (
 // Sentence pairs are therefore a second source of seeds, as in M.
 // Sanchez-Perez, G. Sidorov and A. Gelbukh, "A Winning Approach to Text
 // Alignment for Text Reuse Detection at PAN 2014": two sentences match
-// when their content words (stop words dropped, the rest stemmed: Doc.SetTerms,
-// which the caller gives, since the language is its business) overlap
+// when their content words (stop words dropped, the rest stemmed:
+// Doc.SetTerms, which the caller gives, since the language is its business) overlap
 // with a Dice coefficient of at least Options.SentenceDice and in at least
 // minSentenceShared terms. Every term a matching pair shares then seeds, at
 // its first occurrence in each sentence, like a matching window would.
@@ -234,8 +234,8 @@ const (
 
 // inRuns keeps the pairs that lie in a run: a strong pair next to another
 // strong one (at most strongRunA sentences after or before it in a and
-// strongRunB in b), and any pair in a run of minRun on one exact diagonal (the same
-// offset b-a, each at most runSentences after the last). A copy, however
+// strongRunB in b), and any pair in a run of minRun on one exact diagonal
+// (the same offset b-a, each at most runSentences after the last). A copy, however
 // reworded, follows its source sentence after sentence, and a reworded
 // copy that kept the source's sentences keeps their offset too; two texts
 // on one subject have sentences that share terms here and there, rarely

@@ -23,7 +23,7 @@ type termSents struct {
 // sentences, in sentence order.
 func (x *termSents) build(sents []sentence, n int) {
 	distinct := 0
-	x.reset(2 * n)
+	x.reset(2*n, false)
 	for _, s := range sents {
 		for _, t := range s.terms {
 			if slot := x.slotOf(t.term); x.keys[slot] == 0 {
@@ -32,7 +32,7 @@ func (x *termSents) build(sents []sentence, n int) {
 			}
 		}
 	}
-	x.reset(2 * distinct)
+	x.reset(2*distinct, true)
 	for _, s := range sents {
 		for j := range s.terms {
 			t := &s.terms[j]
@@ -62,10 +62,14 @@ func (x *termSents) build(sents []sentence, n int) {
 }
 
 // reset empties the table and sizes it for at least n slots (a power of
-// two, at least 16).
-func (x *termSents) reset(n int) {
+// two, at least 16), with its offsets when runs are to be laid out (the
+// first pass of build only counts terms).
+func (x *termSents) reset(n int, runs bool) {
 	size := 1 << max(4, bits.Len(uint(n)))
-	x.keys, x.off = make([]uint64, size), make([]uint32, size+1)
+	x.keys, x.off = make([]uint64, size), nil
+	if runs {
+		x.off = make([]uint32, size+1)
+	}
 	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
 }
 

@@ -10,16 +10,16 @@ import (
 )
 
 // WordTerms gives each word of text (as the index's tokenizer found them)
-// its term for passage's sentence seeds (passage.Doc.Terms): the hash
+// its term for passage's sentence seeds (passage.Doc.SetTerms): the hash
 // (TermHash) of its stem in the text's language, which Detect guesses from
 // the start of the text, and 0 for a stop word or a word that is no term.
 // The term is a function of the word's spelling (its disguises undone,
-// see disguise.PlainWord) and the language alone,
-// so a text gets the same terms whenever and wherever it is analysed (a
-// run's stored report and the one a teacher opens later must agree); each
-// spelling is analysed once per language for the whole process
-// (wordTermCache): a report aligns a text with a hundred sources whose
-// words are mostly the same few thousand.
+// see disguise.PlainWord) and the language alone, so a text gets the same
+// terms whenever and wherever it is analysed (a run's stored report and
+// the one a teacher opens later must agree); each spelling is analysed
+// once per language for the whole process (wordTermCache): a report
+// aligns a text with a hundred sources whose words are mostly the same
+// few thousand.
 func WordTerms(text string, words []invindex.Word) []uint64 {
 	// A disguised copy must get the terms of the clean one: look-alike
 	// letters and invisible characters are undone word by word as
