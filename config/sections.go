@@ -43,6 +43,10 @@ type Related struct {
 	// memory per list, so that an incremental run refills a list that lost
 	// members instead of joining its document with the whole archive.
 	Margin int `yaml:"margin"`
+	// MaxTerms is how many of a document's heaviest TF-IDF terms its vector
+	// keeps (0: every term). Changing it rebuilds the model and every vector
+	// in the next run.
+	MaxTerms int `yaml:"max_terms"`
 	// Method computes the lists in full runs: "exact" (an inverted-index
 	// cosine join) or "zolip" (Alewiwi et al.'s Z-order prefix filtering: 5-8x
 	// faster than exact on 100k short topic-structured documents, but 11x

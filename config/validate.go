@@ -128,6 +128,8 @@ func (r *Related) Validate() error {
 		return fmt.Errorf("related.k must be 1 to 100, got %d", r.K)
 	case r.Margin < 0 || r.Margin > 1000:
 		return fmt.Errorf("related.margin must be 0 to 1000, got %d", r.Margin)
+	case r.MaxTerms < 0 || r.MaxTerms > 1000000:
+		return fmt.Errorf("related.max_terms must be 0 (every term) to 1000000, got %d", r.MaxTerms)
 	case r.Method != "zolip" && r.Method != "exact":
 		return fmt.Errorf("related.method must be exact or zolip, got %q", r.Method)
 	case r.Lambda < 1 || r.Lambda > 63:

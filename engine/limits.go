@@ -102,7 +102,7 @@ func (e *Engine) DFCap() int {
 // settings describes everything the stored results depend on.
 func (e *Engine) settings() string {
 	p := e.cfg.Params()
-	return fmt.Sprintf("window_words=%d extra_window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d",
+	return fmt.Sprintf("window_words=%d extra_window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d related_k=%d related_max_terms=%d",
 		p.WindowWords, p.ExtraWindowWords, p.ChunkBits, p.StripDiacritics, invindex.HashVersion,
-		e.MinShared(), e.cfg.Engine.TopK, e.DFCap())
+		e.MinShared(), e.cfg.Engine.TopK, e.DFCap(), e.cfg.Related.K, e.cfg.Related.MaxTerms)
 }

@@ -41,10 +41,10 @@ type relatedModel struct {
 // loadRelatedModel reads the newest model.
 func loadRelatedModel(ctx context.Context, q store.Querier) (*relatedModel, error) {
 	var version int64
-	var docs, sample int
+	var docs, sample, maxTerms int
 	var b []byte
-	err := q.QueryRow(ctx, `select version, docs, sample_docs, df from related_models order by version desc limit 1`).
-		Scan(&version, &docs, &sample, &b)
+	err := q.QueryRow(ctx, `select version, docs, sample_docs, max_terms, df from related_models order by version desc limit 1`).
+		Scan(&version, &docs, &sample, &maxTerms, &b)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return &relatedModel{Model: related.ModelFrom(0, termstat.Table{}, 0)}, nil
 	}
@@ -55,15 +55,17 @@ func loadRelatedModel(ctx context.Context, q store.Querier) (*relatedModel, erro
 	if err != nil {
 		return nil, fmt.Errorf("related-documents model %d: %w (a full run rebuilds it: plagd run --full)", version, err)
 	}
-	return &relatedModel{Model: related.ModelFrom(version, df, relatedMaxDFShare(sample)), ArchiveDocs: docs}, nil
+	m := related.ModelFrom(version, df, relatedMaxDFShare(sample))
+	m.MaxTerms = maxTerms
+	return &relatedModel{Model: m, ArchiveDocs: docs}, nil
 }
 
 // insertRelatedModel stores m in tx as a new version (older ones are
 // deleted: every vector is rewritten in the same transaction) and returns it.
 func insertRelatedModel(ctx context.Context, tx pgx.Tx, runID int64, docs int, m *related.Model) (int64, error) {
 	var v int64
-	if err := tx.QueryRow(ctx, `insert into related_models (run_id, docs, sample_docs, df) values ($1, $2, $3, $4) returning version`,
-		runID, docs, m.Docs, m.Encode()).Scan(&v); err != nil {
+	if err := tx.QueryRow(ctx, `insert into related_models (run_id, docs, sample_docs, max_terms, df) values ($1, $2, $3, $4, $5) returning version`,
+		runID, docs, m.Docs, m.MaxTerms, m.Encode()).Scan(&v); err != nil {
 		return 0, fmt.Errorf("store the related-documents model: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `delete from related_models where version < $1`, v); err != nil {
@@ -97,9 +99,8 @@ func decodeVector(terms, weights []byte, norm float32) (related.Vector, error) {
 }
 
 // docVector is the related-documents vector of a document's term counts
-// under m: TF-IDF, unit length, every term. (Keeping only the 100 heaviest
-// terms made joins 1.5-1.8 times faster but changed a quarter of the top-10
-// lists of the pan-id documents: not worth it.)
+// under m: TF-IDF of its m.MaxTerms heaviest terms (related.max_terms),
+// unit length.
 func docVector(m *related.Model, terms []related.TermCount) related.Vector {
 	return m.Vector(terms)
 }

@@ -162,7 +162,9 @@ func (p *relatedPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 		k: cfg.K, depth: cfg.K + cfg.Margin}
 	n := len(rd.indexed) + len(rd.others)
 	p.m = cur.Model
-	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) {
+	// A model cut at another number of terms than configured is rebuilt:
+	// its vectors are not comparable with the ones this run would make.
+	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) || cur.MaxTerms != cfg.MaxTerms {
 		p.rebuild = &relatedRebuild{start: time.Now(), sample: p.e.relatedSample(r.ID, rd)}
 		p.u.docs, p.u.all = n, true
 	}
@@ -331,6 +333,7 @@ func (p *relatedPhase) rebuildModel(runID int64) {
 	}
 	wg.Wait()
 	p.m = related.NewModel(0, df, relatedMaxDFShare(df.Docs))
+	p.m.MaxTerms = p.e.cfg.Related.MaxTerms
 	p.u.model = p.m
 	vs := make([]relatedVector, len(b.terms))
 	for w := range workers {

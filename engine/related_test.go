@@ -304,3 +304,69 @@ func TestRelated_IndexKeptAcrossRuns(t *testing.T) {
 		t.Fatalf("%d documents marked changed since the index was built, want 5", n)
 	}
 }
+
+// TestRelated_MaxTermsChangeRebuilds: related.max_terms is one of the
+// settings the results depend on, so the run after it changed is full and
+// builds a new model with the new cut and every vector and list again; the
+// incremental runs after it keep the lists exact under that cut.
+func TestRelated_MaxTermsChangeRebuilds(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 1)
+	cfg.Related.MaxTerms = 0
+	c := enginetest.NewCorpus(seed)
+	ctx := context.Background()
+	var ids []int64
+	for i := range 30 {
+		var id int64
+		if err := pool.QueryRow(ctx, `insert into documents (title, text) values ($1, $2) returning id`,
+			fmt.Sprintf("doc %d", i), c.Text()).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	mustRun(t, NewEngine(cfg, pool, enginetest.Logger(t)), false)
+	checkRelated(t, pool, cfg, "every term")
+	longest := func() int {
+		var n int
+		if err := pool.QueryRow(ctx, `select max(length(terms) / 8) from related_vectors`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const cut = 7
+	if n := longest(); n <= cut {
+		t.Fatalf("the longest vector has %d terms: the corpus must have more than %d for this test", n, cut)
+	}
+	var version int64
+	pool.QueryRow(ctx, `select max(version) from related_models`).Scan(&version)
+
+	cfg.Related.MaxTerms = cut
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	if rep := mustRun(t, e, false); rep.Kind != "full" {
+		t.Fatalf("the run after related.max_terms changed is %s (%s), want full", rep.Kind, rep.Reason)
+	}
+	var v2 int64
+	var stored int
+	pool.QueryRow(ctx, `select version, max_terms from related_models order by version desc limit 1`).Scan(&v2, &stored)
+	if v2 == version || stored != cut {
+		t.Fatalf("after related.max_terms changed: model %d (was %d) with max_terms %d, want a new model cut at %d", v2, version, stored, cut)
+	}
+	if n := longest(); n > cut {
+		t.Fatalf("a vector of %d terms under max_terms %d", n, cut)
+	}
+	checkRelated(t, pool, cfg, "after the cut changed")
+	for run := range 3 {
+		if _, err := pool.Exec(ctx, `update documents set text = $2 where id = $1`, ids[run*5], c.Text()); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, e, false)
+		checkRelated(t, pool, cfg, fmt.Sprintf("incremental run %d under the cut", run))
+	}
+	var v3 int64
+	pool.QueryRow(ctx, `select max(version) from related_models`).Scan(&v3)
+	if v3 != v2 {
+		t.Fatalf("incremental runs under an unchanged cut built model %d after %d", v3, v2)
+	}
+}

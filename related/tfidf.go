@@ -17,7 +17,9 @@ package related
 // comparable. Terms the model has not seen weigh as much as the rarest ones.
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/plagd/plagd/termstat"
 )
@@ -37,6 +39,15 @@ type Model struct {
 	// keep all): the corpus' own stop words, for texts whose language has no
 	// stop list. A term in nearly every document says nothing about topic.
 	MaxDFShare float64
+	// MaxTerms keeps only the MaxTerms heaviest terms of each vector (0:
+	// every term), ties to the lower term hash, and scales those to unit
+	// length. A document's heaviest terms are its topic; the many light
+	// ones (a long thesis has thousands) each match a few of every other
+	// document's and make the exact join nearly all-pairs on archives
+	// whose lists are weak (docs/RELATED.md, "Vectors of the heaviest
+	// terms"). Vectors of models with different MaxTerms are not
+	// comparable.
+	MaxTerms int
 	// Table holds the documents counted (Docs) and the frequencies of the
 	// terms seen in two of them or more: a term seen once weighs as much as
 	// one never seen.
@@ -90,6 +101,10 @@ func (m *Model) Vector(terms []TermCount) Vector {
 	if ss == 0 {
 		return Vector{}
 	}
+	if m.MaxTerms > 0 && kept > m.MaxTerms {
+		ss = keepHeaviest(raw, terms, m.MaxTerms)
+		kept = m.MaxTerms
+	}
 	n := math.Sqrt(ss)
 	v := Vector{Terms: make([]uint64, 0, kept), W: make([]float32, 0, kept), Norm: float32(n)}
 	for i, w := range raw {
@@ -99,6 +114,32 @@ func (m *Model) Vector(terms []TermCount) Vector {
 		}
 	}
 	return v
+}
+
+// keepHeaviest zeroes every weight of raw but the n heaviest (ties: the
+// lower term hash stays) and returns the sum of the squares kept. raw has
+// more than n positive weights.
+func keepHeaviest(raw []float64, terms []TermCount, n int) float64 {
+	idx := make([]int32, 0, len(raw))
+	for i, w := range raw {
+		if w > 0 {
+			idx = append(idx, int32(i))
+		}
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp.Compare(raw[b], raw[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(terms[a].Term, terms[b].Term)
+	})
+	for _, i := range idx[n:] {
+		raw[i] = 0
+	}
+	var ss float64
+	for _, w := range raw {
+		ss += w * w
+	}
+	return ss
 }
 
 // Cosine is the dot product of two vectors (both unit), merging their

@@ -70,3 +70,69 @@ func TestModelWeights(t *testing.T) {
 		t.Error("NeedsRebuild")
 	}
 }
+
+// MaxTerms keeps the heaviest terms (ties: the lower term hash), scaled to
+// unit length, in term order; a vector with no more terms than MaxTerms is
+// the uncut one bit for bit. Checked against a reference that sorts the
+// uncut vector's terms by weight.
+func TestModelMaxTerms(t *testing.T) {
+	r := testseed.Rand(t)
+	for range 200 {
+		df := termstat.NewDocFreq()
+		var docs [][]TermCount
+		for range 1 + r.IntN(40) {
+			c := randomCounts(r)
+			docs = append(docs, c)
+			df.Add(c)
+		}
+		all := NewModel(1, df, 0.5)
+		cut := NewModel(1, df, 0.5)
+		cut.MaxTerms = 1 + r.IntN(30)
+		for _, c := range docs {
+			full, v := all.Vector(c), cut.Vector(c)
+			if len(full.Terms) <= cut.MaxTerms {
+				if !slices.Equal(full.Terms, v.Terms) || !slices.Equal(full.W, v.W) || full.Norm != v.Norm {
+					t.Fatalf("a vector of %d terms under MaxTerms %d changed", len(full.Terms), cut.MaxTerms)
+				}
+				continue
+			}
+			// The reference: the uncut vector's terms by weight, heaviest
+			// first, ties to the lower hash; its first MaxTerms.
+			order := make([]int, len(full.Terms))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int {
+				if full.W[a] != full.W[b] {
+					if full.W[a] > full.W[b] {
+						return -1
+					}
+					return 1
+				}
+				return 0 // stable: terms ascend, so the lower hash stays first
+			})
+			want := make([]uint64, 0, cut.MaxTerms)
+			for _, i := range order[:cut.MaxTerms] {
+				want = append(want, full.Terms[i])
+			}
+			slices.Sort(want)
+			if !slices.Equal(v.Terms, want) {
+				t.Fatalf("MaxTerms %d kept %v, want %v", cut.MaxTerms, v.Terms, want)
+			}
+			var ss float64
+			for i, w := range v.W {
+				ss += float64(w) * float64(w)
+				j, _ := slices.BinarySearch(full.Terms, v.Terms[i])
+				// The ratios of the kept weights stay those of the uncut vector.
+				if ratio := float64(w) / float64(full.W[j]); ratio < 1 {
+					t.Fatalf("weight of a kept term fell from %g to %g", full.W[j], w)
+				} else if r0 := float64(v.W[0]) / float64(full.W[slices.Index(full.Terms, v.Terms[0])]); ratio/r0 < 0.9999 || ratio/r0 > 1.0001 {
+					t.Fatalf("kept weights not scaled alike: %g against %g", ratio, r0)
+				}
+			}
+			if ss < 0.9999 || ss > 1.0001 || v.Norm >= full.Norm {
+				t.Fatalf("cut vector not unit (%g) or its norm %g not below the uncut %g", ss, v.Norm, full.Norm)
+			}
+		}
+	}
+}
