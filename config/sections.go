@@ -44,8 +44,8 @@ type Related struct {
 	// members instead of joining its document with the whole archive.
 	Margin int `yaml:"margin"`
 	// MaxTerms is how many of a document's heaviest TF-IDF terms its vector
-	// keeps (0: every term). Changing it rebuilds the model and every vector
-	// in the next run.
+	// keeps (0: every term), from 100 documents on. Changing it makes the
+	// next run full.
 	MaxTerms int `yaml:"max_terms"`
 	// Method computes the lists in full runs: "exact" (an inverted-index
 	// cosine join) or "zolip" (Alewiwi et al.'s Z-order prefix filtering: 5-8x

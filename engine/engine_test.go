@@ -75,8 +75,6 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 			cfg := enginetest.Config(t, url, tc.k)
 			cfg.Engine.DFCap = tc.dfCap
 			cfg.Related.Margin = int(seed % 3) // none, or one the changes use up
-			// Every term, a cut most texts exceed, or the default.
-			cfg.Related.MaxTerms = []int{0, 12, cfg.Related.MaxTerms}[seed/3%3]
 			e := NewEngine(cfg, pool, enginetest.Logger(t))
 			c := enginetest.NewCorpus(seed).WithDisguise(0.3)
 			if tc.templates {

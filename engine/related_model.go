@@ -29,6 +29,20 @@ func relatedMaxDFShare(docs int) float64 {
 	return 0.05
 }
 
+// relatedMaxTerms is the cut (related.max_terms) of a model that counted
+// docs documents: none below 100, as for relatedMaxDFShare. In a small
+// archive the IDF cannot tell a document's topic from its accidents: with
+// three documents a word the document shares with another weighs less
+// than one it alone has, so the heaviest terms were the unshared ones and
+// two essays on one topic came out unrelated (TestCLI_Related). The cut is
+// for the cost of large archives' joins; a small one's is negligible.
+func relatedMaxTerms(maxTerms, docs int) int {
+	if docs < 100 {
+		return 0
+	}
+	return maxTerms
+}
+
 // relatedModel is the stored IDF of the related-documents vectors: version
 // 0 (none yet) weighs every term alike.
 type relatedModel struct {

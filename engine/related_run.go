@@ -164,7 +164,8 @@ func (p *relatedPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 	p.m = cur.Model
 	// A model cut at another number of terms than configured is rebuilt:
 	// its vectors are not comparable with the ones this run would make.
-	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) || cur.MaxTerms != cfg.MaxTerms {
+	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) ||
+		cur.MaxTerms != relatedMaxTerms(cfg.MaxTerms, cur.Docs) {
 		p.rebuild = &relatedRebuild{start: time.Now(), sample: p.e.relatedSample(r.ID, rd)}
 		p.u.docs, p.u.all = n, true
 	}
@@ -333,7 +334,7 @@ func (p *relatedPhase) rebuildModel(runID int64) {
 	}
 	wg.Wait()
 	p.m = related.NewModel(0, df, relatedMaxDFShare(df.Docs))
-	p.m.MaxTerms = p.e.cfg.Related.MaxTerms
+	p.m.MaxTerms = relatedMaxTerms(p.e.cfg.Related.MaxTerms, df.Docs)
 	p.u.model = p.m
 	vs := make([]relatedVector, len(b.terms))
 	for w := range workers {

@@ -308,7 +308,9 @@ func TestRelated_IndexKeptAcrossRuns(t *testing.T) {
 // TestRelated_MaxTermsChangeRebuilds: related.max_terms is one of the
 // settings the results depend on, so the run after it changed is full and
 // builds a new model with the new cut and every vector and list again; the
-// incremental runs after it keep the lists exact under that cut.
+// incremental runs after it (changes, deletions, additions) keep the lists
+// exact under that cut. The archive has the 100 documents from which the
+// cut applies (relatedMaxTerms).
 func TestRelated_MaxTermsChangeRebuilds(t *testing.T) {
 	seed := enginetest.Seed(t)
 	url := pgtest.NewDB(t)
@@ -318,7 +320,7 @@ func TestRelated_MaxTermsChangeRebuilds(t *testing.T) {
 	c := enginetest.NewCorpus(seed)
 	ctx := context.Background()
 	var ids []int64
-	for i := range 30 {
+	for i := range 104 {
 		var id int64
 		if err := pool.QueryRow(ctx, `insert into documents (title, text) values ($1, $2) returning id`,
 			fmt.Sprintf("doc %d", i), c.Text()).Scan(&id); err != nil {
@@ -358,10 +360,20 @@ func TestRelated_MaxTermsChangeRebuilds(t *testing.T) {
 	}
 	checkRelated(t, pool, cfg, "after the cut changed")
 	for run := range 3 {
-		if _, err := pool.Exec(ctx, `update documents set text = $2 where id = $1`, ids[run*5], c.Text()); err != nil {
+		for _, id := range ids[run*9 : run*9+5] {
+			if _, err := pool.Exec(ctx, `update documents set text = $2 where id = $1`, id, c.Text()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := pool.Exec(ctx, `delete from documents where id = $1`, ids[run*9+6]); err != nil {
 			t.Fatal(err)
 		}
-		mustRun(t, e, false)
+		if _, err := pool.Exec(ctx, `insert into documents (title, text) values ('added', $1)`, c.Text()); err != nil {
+			t.Fatal(err)
+		}
+		if rep := mustRun(t, e, false); rep.Kind != "incremental" {
+			t.Fatalf("run %d is %s (%s), want incremental", run, rep.Kind, rep.Reason)
+		}
 		checkRelated(t, pool, cfg, fmt.Sprintf("incremental run %d under the cut", run))
 	}
 	var v3 int64
