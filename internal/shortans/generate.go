@@ -141,6 +141,11 @@ type question struct {
 	vocab  []string
 	lo, hi int
 	used   []bool
+	// srcGrams are the source's word 8-grams: a sentence of the topic
+	// outside the source that repeats one (prose repeats itself: the Go
+	// specification describes channels in the same words twice) is never
+	// an answer's own writing.
+	srcGrams map[string]bool
 }
 
 func newQuestion(rng *rand.Rand, t pangen.Topic, opt Options) *question {
@@ -161,7 +166,14 @@ func newQuestion(rng *rand.Rand, t pangen.Topic, opt Options) *question {
 	for i := q.lo; i < q.hi; i++ {
 		q.used[i] = true
 	}
+	q.srcGrams = NGrams(strings.Join(q.source(), " "), 8)
 	return q
+}
+
+// repeatsSource reports whether sentence i shares a word 8-gram with the
+// source.
+func (q *question) repeatsSource(i int) bool {
+	return Containment(NGrams(q.t.Sentences[i], 8), q.srcGrams) > 0
 }
 
 func (q *question) source() []string { return q.t.Sentences[q.lo:q.hi] }
@@ -170,7 +182,7 @@ func (q *question) source() []string { return q.t.Sentences[q.lo:q.hi] }
 // as runs of consecutive sentences from random starts, preferring
 // sentences no other answer used; when every sentence has been used, used
 // ones are taken again (two originals then share a sentence, never one
-// with the source).
+// with the source, nor a sentence repeating the source's words).
 func (q *question) own(words int) []string {
 	var out []string
 	for try := 0; words > 0 && try < 64; try++ {
@@ -178,7 +190,7 @@ func (q *question) own(words int) []string {
 		fresh := try < 48
 		n := 0
 		for ; i < len(q.t.Sentences) && words > 0 && n < 4; i++ {
-			if i >= q.lo && i < q.hi || fresh && q.used[i] {
+			if i >= q.lo && i < q.hi || fresh && q.used[i] || q.repeatsSource(i) {
 				break
 			}
 			out = append(out, q.t.Sentences[i])

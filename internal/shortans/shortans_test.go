@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/internal/pangen"
@@ -83,12 +85,15 @@ func TestGenerate(t *testing.T) {
 			}
 			// An original shares no 8-word run with the source but the two
 			// phrases it may quote (DropRepeats removed repeated
-			// sentences; a hyphenated word is two words here, so a quoted
-			// phrase can hold several 8-grams); a near copy shares many.
+			// sentences; a hyphenated word is two or three words here, so
+			// one quoted phrase can hold several 8-grams: seed
+			// 1795726438492574773 quotes "such as atomic compare-and-swap,
+			// are both read-like and", four of them); a near copy shares
+			// many.
 			grams := NGrams(a.Text, 8)
 			shared := Containment(grams, src)
-			if n := int(shared*float64(len(grams)) + 0.5); a.Grade == None && n > 6 {
-				t.Errorf("seed %d: original answer shares %d 8-grams with the source:\n%s", seed, n, a.Text)
+			if runs := sharedRuns(a.Text, src, 8); a.Grade == None && runs > 2 {
+				t.Errorf("seed %d: original answer shares %d runs of 8-grams with the source:\n%s", seed, runs, a.Text)
 			}
 			if a.Grade == Cut && shared < 0.3 {
 				t.Errorf("seed %d: near copy shares only %.2f of its 8-grams with the source:\n%s", seed, shared, a.Text)
@@ -159,3 +164,27 @@ func TestSplitTopics(t *testing.T) {
 		t.Errorf("SplitTopics: %v %v", names, words)
 	}
 }
+
+// sharedRuns counts the runs of consecutive word n-grams within one
+// sentence of text (words as NGrams splits them) that are in src: one run
+// per stretch of text the source also has. An n-gram across two sentences
+// is the answer's own joint, not the source's (seed 1795726881125088452:
+// "… a Unicode code point in the source text. A nil map …" meets the
+// specification's "a Unicode code point in the source text a").
+func sharedRuns(text string, src map[string]bool, n int) int {
+	runs := 0
+	for _, sent := range sentenceEnd.Split(text, -1) {
+		ws := strings.FieldsFunc(strings.ToLower(sent), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		in := false
+		for i := 0; i+n <= len(ws); i++ {
+			hit := src[strings.Join(ws[i:i+n], " ")]
+			if hit && !in {
+				runs++
+			}
+			in = hit
+		}
+	}
+	return runs
+}
+
+var sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
