@@ -17,19 +17,26 @@ func randomCounts(r *rand.Rand) []TermCount {
 	return Count(terms, nil)
 }
 
+// randomArchive is 1 to most documents of random counts and their
+// document frequencies.
+func randomArchive(r *rand.Rand, most int) (*termstat.DocFreq, [][]TermCount) {
+	df := termstat.NewDocFreq()
+	var docs [][]TermCount
+	for range 1 + r.IntN(most) {
+		c := randomCounts(r)
+		docs = append(docs, c)
+		df.Add(c)
+	}
+	return df, docs
+}
+
 // A model stored and read back weighs alike. (That document frequencies
 // kept document by document or by Delta equal a recount, and so give the
 // same model, is termstat's TestIncrementalEqualsRecount.)
 func TestModelStoredAndReadBack(t *testing.T) {
 	r := testseed.Rand(t)
 	for range 20 {
-		df := termstat.NewDocFreq()
-		var docs [][]TermCount
-		for range 1 + r.IntN(60) {
-			c := randomCounts(r)
-			docs = append(docs, c)
-			df.Add(c)
-		}
+		df, docs := randomArchive(r, 60)
 		m := NewModel(1, df, 0.5)
 		tb, err := termstat.Decode(m.Docs, m.Encode())
 		if err != nil {
@@ -78,13 +85,7 @@ func TestModelWeights(t *testing.T) {
 func TestModelMaxTerms(t *testing.T) {
 	r := testseed.Rand(t)
 	for range 200 {
-		df := termstat.NewDocFreq()
-		var docs [][]TermCount
-		for range 1 + r.IntN(40) {
-			c := randomCounts(r)
-			docs = append(docs, c)
-			df.Add(c)
-		}
+		df, docs := randomArchive(r, 40)
 		all := NewModel(1, df, 0.5)
 		cut := NewModel(1, df, 0.5)
 		cut.MaxTerms = 1 + r.IntN(30)
