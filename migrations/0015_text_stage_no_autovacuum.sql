@@ -7,5 +7,5 @@
 -- table when the next run started, and TRUNCATE waited for the lock until
 -- PostgreSQL cancelled the vacuum after deadlock_timeout (1 s), a second
 -- added to every incremental run that followed a large one
--- (docs/PERFORMANCE.md, "The text stage and autovacuum").
+-- (docs/PERFORMANCE.md, "Vectors of the heaviest terms, and the text stage").
 alter table plagd_text_stage set (autovacuum_enabled = false, toast.autovacuum_enabled = false);
