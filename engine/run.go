@@ -112,6 +112,7 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)
 	}
 	rep.Duration = time.Since(start) // the run counts as done when it is committed
+	e.clearStage(ctx, log)
 	if err := e.refreshAfterRun(ctx, &rep, log); err != nil {
 		return rep, fmt.Errorf("run %d committed, but its similarity indexes are not all stored (the next run finishes them): %w", runID, err)
 	}
@@ -362,6 +363,19 @@ func failRun(ctx context.Context, pool *pgxpool.Pool, id int64, cause error, log
 	if _, err := pool.Exec(ctx, `delete from plagd_text_stage where run_id = $1`, id); err != nil {
 		log.Warn().Err(err).Msg("clearing the failed run's staged texts")
 	}
+}
+
+// clearStage empties the text stage after a run committed the texts it
+// staged. A failure only leaves them for the next run, which truncates the
+// stage when it starts (prepare); the run's rows are never read again
+// (every read of the stage names its run).
+func (e *Engine) clearStage(ctx context.Context, log zerolog.Logger) {
+	t := time.Now()
+	if _, err := e.pool.Exec(ctx, `truncate plagd_text_stage`); err != nil {
+		log.Warn().Err(err).Msg("clearing the text stage after the commit (the next run clears it)")
+		return
+	}
+	log.Debug().Dur("took_ms", time.Since(t)).Msg("text stage cleared")
 }
 
 // nothingPending reports whether the change log is empty.

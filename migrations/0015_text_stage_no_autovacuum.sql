@@ -1,11 +1,12 @@
 -- plagd schema, version 15: no autovacuum on the text stage.
 --
--- plagd_text_stage holds the texts of the run in progress; the commit
--- deletes them and the next run starts with TRUNCATE, which gives the
--- space back at once. Vacuuming it is wasted work, and worse: after a run
--- that staged many texts, autovacuum was still scanning the stage's TOAST
--- table when the next run started, and TRUNCATE waited for the lock until
--- PostgreSQL cancelled the vacuum after deadlock_timeout (1 s), a second
--- added to every incremental run that followed a large one
+-- plagd_text_stage holds the texts of the run in progress; a run
+-- truncates it after its commit (and when it starts, for what an
+-- interrupted run left), which gives the space back at once. Vacuuming
+-- it is wasted work, and worse: after a run that staged many texts,
+-- autovacuum was still scanning the stage's TOAST table when the next run
+-- started, and TRUNCATE waited for the lock until PostgreSQL cancelled
+-- the vacuum after deadlock_timeout (1 s), a second added to every
+-- incremental run that followed a large one
 -- (docs/PERFORMANCE.md, "Vectors of the heaviest terms, and the text stage").
 alter table plagd_text_stage set (autovacuum_enabled = false, toast.autovacuum_enabled = false);
