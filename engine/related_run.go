@@ -162,10 +162,10 @@ func (p *relatedPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 		k: cfg.K, depth: cfg.K + cfg.Margin}
 	n := len(rd.indexed) + len(rd.others)
 	p.m = cur.Model
-	// A model cut at another number of terms than configured is rebuilt:
-	// its vectors are not comparable with the ones this run would make.
-	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) ||
-		cur.MaxTerms != relatedMaxTerms(cfg.MaxTerms, cur.Docs) {
+	// (A model of another cut than configured is never found here:
+	// related.max_terms is one of the settings, so the run after it
+	// changed is full.)
+	if r.Full || cur.Version == 0 || related.NeedsRebuild(cur.ArchiveDocs, n) {
 		p.rebuild = &relatedRebuild{start: time.Now(), sample: p.e.relatedSample(r.ID, rd)}
 		p.u.docs, p.u.all = n, true
 	}

@@ -119,12 +119,18 @@ func Scores(ctx context.Context, c *Corpus, opt ScoreOptions) map[string][]float
 // NGrams is the set of n-word sequences of text's lower-cased words (runs
 // of letters and digits).
 func NGrams(text string, n int) map[string]bool {
-	ws := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	ws := gramWords(text)
 	out := map[string]bool{}
 	for i := 0; i+n <= len(ws); i++ {
 		out[strings.Join(ws[i:i+n], " ")] = true
 	}
 	return out
+}
+
+// gramWords are text's lower-cased words as NGrams counts them: runs of
+// letters and digits.
+func gramWords(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // Containment is the share of a's members that are in b (0 for an empty

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/plagd/plagd/extract"
 	"github.com/plagd/plagd/internal/pangen"
@@ -174,7 +173,7 @@ func TestSplitTopics(t *testing.T) {
 func sharedRuns(text string, src map[string]bool, n int) int {
 	runs := 0
 	for _, sent := range sentenceEnd.Split(text, -1) {
-		ws := strings.FieldsFunc(strings.ToLower(sent), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		ws := gramWords(sent)
 		in := false
 		for i := 0; i+n <= len(ws); i++ {
 			hit := src[strings.Join(ws[i:i+n], " ")]
