@@ -92,7 +92,7 @@ func dropLate(ctx context.Context, tx pgx.Tx, late []int64) error {
 	if len(late) == 0 {
 		return nil
 	}
-	if err := dropNaming(ctx, tx, "related", "lost_related", late); err != nil {
+	if err := dropRelated(ctx, tx, late, "lost_related"); err != nil {
 		return fmt.Errorf("drop related lists of documents deleted during the run: %w", err)
 	}
 	for _, table := range []string{"document_texts", "document_status", "simhashes", "related_vectors", "routing_features"} {
@@ -103,9 +103,10 @@ func dropLate(ctx context.Context, tx pgx.Tx, late []int64) error {
 	return nil
 }
 
-// dropNaming deletes the rows of a list table (similarities, related) that
+// dropNaming deletes the rows of a table of pairs (similarities) that
 // name a late document on either side, and logs op for every remaining
 // list that lost a row, as the delete trigger does for committed lists.
+// Related lists are rows of their own (dropRelated).
 func dropNaming(ctx context.Context, tx pgx.Tx, table, op string, late []int64) error {
 	_, err := tx.Exec(ctx, `
 		with gone as (

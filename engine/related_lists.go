@@ -310,7 +310,7 @@ func (e *Engine) listHolders(ctx context.Context, c *listChange, held map[int64]
 	for id := range c.gone {
 		ids = append(ids, id)
 	}
-	rows, err := e.pool.Query(ctx, `select distinct doc_id from related where other_id = any($1)`, ids)
+	rows, err := e.pool.Query(ctx, `select doc_id from related_lists where others && $1::bigint[]`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("find lists that held changed documents: %w", err)
 	}

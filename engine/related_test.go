@@ -382,3 +382,86 @@ func TestRelated_MaxTermsChangeRebuilds(t *testing.T) {
 		t.Fatalf("incremental runs under an unchanged cut built model %d after %d", v3, v2)
 	}
 }
+
+// TestRelated_HardDeleteLeavesEveryList: a related list is one row
+// (related_lists), its members without a foreign key, so the hard delete
+// itself must take the document out of every list that holds it, keeping
+// the order of the rest, and log those lists as lost_related for the next
+// run, which must then leave every list as an exact join has it.
+func TestRelated_HardDeleteLeavesEveryList(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 1)
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 29))}
+	for range 24 {
+		m.Add()
+	}
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	mustRun(t, e, false)
+	checkRelated(t, pool, cfg, "first run")
+	ctx := context.Background()
+	lists := func() map[int64][]int64 {
+		out := map[int64][]int64{}
+		rows, err := pool.Query(ctx, `select doc_id, other_id from related order by doc_id, cosine desc, other_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d, o int64
+		if _, err := pgx.ForEachRow(rows, []any{&d, &o}, func() error { out[d] = append(out[d], o); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	before := lists()
+	// The document held by the most lists.
+	held := map[int64]int{}
+	for _, l := range before {
+		for _, o := range l {
+			held[o]++
+		}
+	}
+	var gone int64
+	for id, n := range held {
+		if n > held[gone] || n == held[gone] && id < gone {
+			gone = id
+		}
+	}
+	if held[gone] < 2 {
+		t.Fatalf("no document is in two related lists: %v", before)
+	}
+	if _, err := pool.Exec(ctx, `delete from documents where id = $1`, gone); err != nil {
+		t.Fatal(err)
+	}
+	after := lists()
+	var lost []int64
+	for id, l := range before {
+		if id == gone {
+			if _, ok := after[id]; ok {
+				t.Errorf("the deleted document %d still has a list: %v", id, after[id])
+			}
+			continue
+		}
+		want := slices.DeleteFunc(slices.Clone(l), func(o int64) bool { return o == gone })
+		if len(want) < len(l) {
+			lost = append(lost, id)
+		}
+		if !slices.Equal(after[id], want) {
+			t.Errorf("list of %d after %d was deleted: %v, want %v", id, gone, after[id], want)
+		}
+	}
+	var logged []int64
+	rows, err := pool.Query(ctx, `select doc_id from plagd_changes where op = 'lost_related' order by doc_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if logged, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(lost)
+	if !slices.Equal(logged, lost) {
+		t.Errorf("lost_related logged for %v, want the lists that held %d: %v", logged, gone, lost)
+	}
+	mustRun(t, e, false)
+	checkRelated(t, pool, cfg, "after the hard delete")
+}
