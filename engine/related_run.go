@@ -373,7 +373,18 @@ func (u *relatedUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error
 		if _, err := tx.Exec(ctx, `truncate related_vectors`); err != nil {
 			return fmt.Errorf("clear related documents: %w", err)
 		}
-	} else if u.state != nil {
+		// The table was just emptied and no one else writes it: the
+		// vectors go straight in, without a stage. Documents hard-deleted
+		// during the run are late deletes, whose rows dropLate removes
+		// before the deferred foreign keys are checked. At 100,000
+		// documents the stage's COPY and insert took 2.4 and 4.2 s of the
+		// full run's commit.
+		if err := copyVectors(ctx, tx, u.vectors, u.version, runID); err != nil {
+			return err
+		}
+		return u.writeLists(ctx, tx)
+	}
+	if u.state != nil {
 		u.state.version = u.version
 	}
 	if _, err := tx.Exec(ctx, `delete from related_vectors where doc_id = any($1)`, u.drop); err != nil {
@@ -398,4 +409,17 @@ func (u *relatedUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error
 		return fmt.Errorf("store related vectors: %w", err)
 	}
 	return u.writeLists(ctx, tx)
+}
+
+// copyVectors writes vectors into the emptied related_vectors table.
+func copyVectors(ctx context.Context, tx pgx.Tx, vs []relatedVector, version, runID int64) error {
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_vectors"}, []string{"doc_id", "lang", "terms", "weights", "norm", "model", "run_id"},
+		pgx.CopyFromSlice(len(vs), func(i int) ([]any, error) {
+			v := &vs[i]
+			tb, wb := encodeVector(v.v)
+			return []any{v.id, v.lang.String(), tb, wb, v.v.Norm, version, runID}, nil
+		})); err != nil {
+		return fmt.Errorf("store related vectors: %w", err)
+	}
+	return nil
 }

@@ -51,16 +51,25 @@ func (u *relatedUpdate) writeLists(ctx context.Context, tx pgx.Tx) error {
 		return nil
 	}
 	slices.Sort(ids) // rows in key order: the index pages are written in order
+	var others []int64
+	var cosines []float32
+	rows := pgx.CopyFromSlice(len(ids), func(i int) ([]any, error) {
+		others, cosines = listArrays(u.lists[ids[i]], others[:0], cosines[:0])
+		return []any{ids[i], others, cosines}, nil
+	})
+	if u.all {
+		// Into the emptied table, no stage: lists of documents
+		// hard-deleted during the run are late deletes, which dropLate
+		// removes before the deferred foreign keys are checked.
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_lists"}, []string{"doc_id", "others", "cosines"}, rows); err != nil {
+			return fmt.Errorf("store related lists: %w", err)
+		}
+		return nil
+	}
 	if _, err := tx.Exec(ctx, `create temp table related_stage (doc_id bigint, others bigint[], cosines real[]) on commit drop`); err != nil {
 		return fmt.Errorf("stage related lists: %w", err)
 	}
-	var others []int64
-	var cosines []float32
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_stage"}, []string{"doc_id", "others", "cosines"},
-		pgx.CopyFromSlice(len(ids), func(i int) ([]any, error) {
-			others, cosines = listArrays(u.lists[ids[i]], others[:0], cosines[:0])
-			return []any{ids[i], others, cosines}, nil
-		})); err != nil {
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_stage"}, []string{"doc_id", "others", "cosines"}, rows); err != nil {
 		return fmt.Errorf("stage related lists: %w", err)
 	}
 	// Lists of documents hard-deleted during the run are skipped (their
