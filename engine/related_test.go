@@ -127,6 +127,25 @@ func TestRelated_ZolipRuns(t *testing.T) {
 	}
 }
 
+// relatedArchive is a scratch database holding docs documents of the test
+// corpus (stream: the mutator's random stream), and an engine with one node
+// whose first run has committed and been checked.
+func relatedArchive(t *testing.T, docs int, stream uint64) (*pgxpool.Pool, config.Config, *Engine) {
+	t.Helper()
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 1)
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, stream))}
+	for range docs {
+		m.Add()
+	}
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	mustRun(t, e, false)
+	checkRelated(t, pool, cfg, "first run")
+	return pool, cfg, e
+}
+
 // TestRelated_RunThatTouchesNothing: runs that read no text keep every
 // document's vector and list: an incremental run whose only pending change
 // indexes nothing (a document inserted and removed again before any run
@@ -136,17 +155,7 @@ func TestRelated_ZolipRuns(t *testing.T) {
 // NULL: "not (id = any(NULL))" matched no other document, and the run
 // rebuilt the related model over none, dropping every vector.
 func TestRelated_RunThatTouchesNothing(t *testing.T) {
-	seed := enginetest.Seed(t)
-	url := pgtest.NewDB(t)
-	pool := pgtest.Pool(t, url)
-	cfg := enginetest.Config(t, url, 1)
-	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 23))}
-	for range 20 {
-		m.Add()
-	}
-	e := NewEngine(cfg, pool, enginetest.Logger(t))
-	mustRun(t, e, false)
-	checkRelated(t, pool, cfg, "first run")
+	pool, cfg, e := relatedArchive(t, 20, 23)
 	ctx := context.Background()
 	count := func() (n int) {
 		pool.QueryRow(ctx, `select count(*) from related_vectors`).Scan(&n)
@@ -389,17 +398,7 @@ func TestRelated_MaxTermsChangeRebuilds(t *testing.T) {
 // the order of the rest, and log those lists as lost_related for the next
 // run, which must then leave every list as an exact join has it.
 func TestRelated_HardDeleteLeavesEveryList(t *testing.T) {
-	seed := enginetest.Seed(t)
-	url := pgtest.NewDB(t)
-	pool := pgtest.Pool(t, url)
-	cfg := enginetest.Config(t, url, 1)
-	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 29))}
-	for range 24 {
-		m.Add()
-	}
-	e := NewEngine(cfg, pool, enginetest.Logger(t))
-	mustRun(t, e, false)
-	checkRelated(t, pool, cfg, "first run")
+	pool, cfg, e := relatedArchive(t, 24, 29)
 	ctx := context.Background()
 	lists := func() map[int64][]int64 {
 		out := map[int64][]int64{}
