@@ -13,7 +13,7 @@ import (
 // (related_lists, migration 0016): a rebuild empties the table and writes
 // every list; an incremental run upserts the lists it recomputed or
 // patched and deletes those left empty. Documents that left the index
-// lose their own list and leave every list that held them first, as a
+// then lose their own list and leave every list still holding them, as a
 // hard delete does (plagd_related_drop).
 //
 // The lists were stored a row per pair until migration 0016; writing only
@@ -98,9 +98,9 @@ func (u *relatedUpdate) upsertLists(ctx context.Context, tx pgx.Tx) error {
 }
 
 // listArrays is a list as its stored arrays, best first (cosine desc, then
-// member id asc), appended to others and cosines.
+// member id asc: the order the engine holds lists in, kept here whatever
+// made l), appended to others and cosines. l is sorted in place.
 func listArrays(l []relatedRow, others []int64, cosines []float32) ([]int64, []float32) {
-	l = slices.Clone(l)
 	slices.SortFunc(l, func(a, b relatedRow) int {
 		if c := cmp.Compare(b.cosine, a.cosine); c != 0 {
 			return c
