@@ -4,7 +4,7 @@
 -- checked by two foreign keys and indexed twice. An incremental run of
 -- 1,000 changes at 20,000 documents rewrites about 12,000 lists; writing
 -- their changed pairs (read back, delete, update, insert) took 0.78 s of
--- the run's 1.14 s commit, the insert alone 0.40 s, three quarters of it
+-- the run's 1.14 s commit, the insert alone 0.40 s, about 60 % of it
 -- the foreign-key checks (PostgreSQL log, docs/PERFORMANCE.md, "A related
 -- list is one row"). Stored as one row per list, the same lists are
 -- written by one upsert of 12,000 short rows (0.09 s measured on the same
