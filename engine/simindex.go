@@ -214,7 +214,9 @@ func (e *Engine) computeIndexes(ctx context.Context, l indexLoad, ct *CommonText
 			continue
 		}
 		g.Go(func() error {
-			opt := report.Options{SourceDoc: docs.get, Align: docs.align}
+			// The document's own Doc from the cache too: it is often a
+			// source of another document of the refresh.
+			opt := report.Options{SourceDoc: docs.get, TextDoc: docs.get(id, *doc.body), Align: docs.align}
 			ct.applyMembership(&opt)
 			tpl.applyTemplates(&opt, doc.head.Kind)
 			rep := report.Build(ctx, e.cfg.Params(), *doc.body, srcs, opt)

@@ -199,6 +199,12 @@ func TestReportFilter_EqualsDirect(t *testing.T) {
 		// exclusions is the raw report.
 		sameReport(t, "Build without exclusions", Build(ctx, p, text, slices.Clone(srcs), Options{}),
 			directReport(p, text, srcs, Options{}))
+		// The Docs a caller keeps (the similarity index's cache) change
+		// nothing: the document's own and its sources'.
+		given := Options{TextDoc: NewDoc(invindex.NewTokenizer(p), text, passage.Options{}),
+			SourceDoc: func(_ int64, t string) *passage.Doc { return NewDoc(invindex.NewTokenizer(p), t, passage.Options{}) }}
+		sameReport(t, "Build with the caller's Docs", Build(ctx, p, text, slices.Clone(srcs), given),
+			directReport(p, text, srcs, Options{}))
 		for k := 0; k < 8; k++ {
 			f := randomFilter(rng, srcs)
 			direct := directReport(p, text, srcs, Options{Exclusions: f.Exclusions})

@@ -45,6 +45,11 @@ type Options struct {
 	// must return what NewDoc would with these Align options, and may be
 	// called from several goroutines. nil: each source is tokenised here.
 	SourceDoc func(id int64, text string) *passage.Doc
+	// TextDoc, when set, is the document's own tokenised text, what NewDoc
+	// makes of it with these Align options: a caller that keeps Docs for
+	// its sources (SourceDoc) gives the same one when the document is a
+	// source of another report too. nil: made here.
+	TextDoc *passage.Doc
 }
 
 // DefaultSentenceDice is the Dice coefficient at which a report's sentence
@@ -178,7 +183,10 @@ func Build(ctx context.Context, p invindex.Params, text string, srcs []SourceRep
 func buildRaw(ctx context.Context, p invindex.Params, text string, srcs []SourceReport, o Options) Report {
 	opt := alignOptions(o.Align)
 	rep := Report{Text: text, Sources: srcs, info: newTextInfo(text)}
-	doc := NewDoc(invindex.NewTokenizer(p), text, opt)
+	doc := o.TextDoc
+	if doc == nil {
+		doc = NewDoc(invindex.NewTokenizer(p), text, opt)
+	}
 	rep.Common = passage.CommonRanges(doc, o.Common, o.Template)
 	work := make(chan int)
 	var wg sync.WaitGroup
