@@ -166,13 +166,26 @@ func (t storedText) source(id int64) report.SourceReport {
 // storedTexts reads the stored texts of ids (documents missing from the
 // table are missing from the map).
 func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int64]storedText, error) {
+	return storedTextsKnowing(ctx, pool, ids, nil)
+}
+
+// storedTextsKnowing is storedTexts for a caller that already holds some
+// of the texts (known, by document; the similarity-index refresh's cache,
+// during which no run commits): their bodies are not read again, only
+// whether they are still stored.
+func storedTextsKnowing(ctx context.Context, pool *pgxpool.Pool, ids []int64, known map[int64]string) (map[int64]storedText, error) {
+	skip := make([]int64, 0, len(known))
+	for id := range known {
+		skip = append(skip, id)
+	}
 	rows, err := pool.Query(ctx, `
 		select d.id, coalesce(d.external_id, ''), coalesce(d.title, ''), coalesce(d.author, ''), coalesce(d.kind, ''),
-		       coalesce(d.year, 0), d.restricted, t.body, t.flags, coalesce(s.chunks, 0)
+		       coalesce(d.year, 0), d.restricted, t.doc_id is not null,
+		       case when d.id = any($2) then null else t.body end, t.flags, coalesce(s.chunks, 0)
 		from documents d
 		left join document_texts t on t.doc_id = d.id
 		left join document_status s on s.doc_id = d.id
-		where d.id = any($1)`, ids)
+		where d.id = any($1)`, ids, skip)
 	if err != nil {
 		return nil, fmt.Errorf("read stored texts: %w", err)
 	}
@@ -180,9 +193,14 @@ func storedTexts(ctx context.Context, pool *pgxpool.Pool, ids []int64) (map[int6
 	out := make(map[int64]storedText, len(ids))
 	for rows.Next() {
 		var id int64
+		var stored bool
 		var t storedText
-		if err := rows.Scan(&id, &t.head.ExternalID, &t.head.Title, &t.head.Author, &t.head.Kind, &t.head.Year, &t.head.Restricted, &t.body, &t.flags, &t.chunks); err != nil {
+		if err := rows.Scan(&id, &t.head.ExternalID, &t.head.Title, &t.head.Author, &t.head.Kind, &t.head.Year, &t.head.Restricted,
+			&stored, &t.body, &t.flags, &t.chunks); err != nil {
 			return nil, fmt.Errorf("read stored texts: %w", err)
+		}
+		if text, ok := known[id]; ok && stored && t.body == nil {
+			t.body = &text
 		}
 		out[id] = t
 	}

@@ -89,7 +89,7 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	done := make(chan indexDone, 1)
 	g.Go(func() error {
 		defer close(loaded)
-		return e.loadIndexBatches(gctx, loaded)
+		return e.loadIndexBatches(gctx, loaded, docs)
 	})
 	g.Go(func() error {
 		defer close(done)
@@ -146,8 +146,10 @@ type indexDone struct {
 }
 
 // loadIndexBatches reads the queue in batches of indexBatch, ascending,
-// with each batch's lists and texts, and hands them on.
-func (e *Engine) loadIndexBatches(ctx context.Context, out chan<- indexLoad) error {
+// with each batch's lists and texts, and hands them on. The texts docs
+// holds (documents of earlier batches, sources of earlier reports) are not
+// read again: no run commits during the refresh.
+func (e *Engine) loadIndexBatches(ctx context.Context, out chan<- indexLoad, docs *docCache) error {
 	after := int64(0)
 	for {
 		rows, err := e.pool.Query(ctx, `select doc_id from plagd_index_queue where doc_id > $1 order by doc_id limit $2`, after, indexBatch)
@@ -173,7 +175,8 @@ func (e *Engine) loadIndexBatches(ctx context.Context, out chan<- indexLoad) err
 			}
 		}
 		slices.Sort(need)
-		texts, err := storedTexts(ctx, e.pool, slices.Compact(need))
+		need = slices.Compact(need)
+		texts, err := storedTextsKnowing(ctx, e.pool, need, docs.texts(need))
 		if err != nil {
 			return err
 		}

@@ -37,6 +37,19 @@ func newDocCache(p invindex.Params, align passage.Options, budget int) *docCache
 	return c
 }
 
+// texts are the texts of those of ids the cache holds.
+func (c *docCache) texts(ids []int64) map[int64]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[int64]string{}
+	for _, id := range ids {
+		if d, ok := c.docs[id]; ok {
+			out[id] = d.Text
+		}
+	}
+	return out
+}
+
 // get is the tokenised text of document id (text): report.Options.SourceDoc.
 func (c *docCache) get(id int64, text string) *passage.Doc {
 	c.mu.Lock()
