@@ -400,14 +400,24 @@ func TestRelated_MaxTermsChangeRebuilds(t *testing.T) {
 func TestRelated_HardDeleteLeavesEveryList(t *testing.T) {
 	pool, cfg, e := relatedArchive(t, 24, 29)
 	ctx := context.Background()
-	lists := func() map[int64][]int64 {
-		out := map[int64][]int64{}
-		rows, err := pool.Query(ctx, `select doc_id, other_id from related order by doc_id, cosine desc, other_id`)
+	// The lists as stored: members and cosines in their arrays' order.
+	lists := func() map[int64][]relatedRow {
+		out := map[int64][]relatedRow{}
+		rows, err := pool.Query(ctx, `select doc_id, others, cosines from related_lists`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var d, o int64
-		if _, err := pgx.ForEachRow(rows, []any{&d, &o}, func() error { out[d] = append(out[d], o); return nil }); err != nil {
+		var d int64
+		var others []int64
+		var cosines []float32
+		if _, err := pgx.ForEachRow(rows, []any{&d, &others, &cosines}, func() error {
+			l := []relatedRow{}
+			for i := range others {
+				l = append(l, relatedRow{other: others[i], cosine: cosines[i]})
+			}
+			out[d] = l
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -416,8 +426,8 @@ func TestRelated_HardDeleteLeavesEveryList(t *testing.T) {
 	// The document held by the most lists.
 	held := map[int64]int{}
 	for _, l := range before {
-		for _, o := range l {
-			held[o]++
+		for _, r := range l {
+			held[r.other]++
 		}
 	}
 	var gone int64
@@ -441,7 +451,7 @@ func TestRelated_HardDeleteLeavesEveryList(t *testing.T) {
 			}
 			continue
 		}
-		want := slices.DeleteFunc(slices.Clone(l), func(o int64) bool { return o == gone })
+		want := slices.DeleteFunc(slices.Clone(l), func(r relatedRow) bool { return r.other == gone })
 		if len(want) < len(l) {
 			lost = append(lost, id)
 		}

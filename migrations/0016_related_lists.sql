@@ -45,10 +45,10 @@ create view related (doc_id, other_id, cosine) as
 -- one of them, keeping the order of the rest, and returns those lists.
 create function plagd_related_drop(gone bigint[]) returns setof bigint language sql as $$
     update related_lists r
-    set others = coalesce((select array_agg(m.o order by m.n) from unnest(r.others) with ordinality as m(o, n)
-                           where m.o <> all(gone)), '{}'),
-        cosines = coalesce((select array_agg(r.cosines[m.n] order by m.n) from unnest(r.others) with ordinality as m(o, n)
-                            where m.o <> all(gone)), '{}')
+    set (others, cosines) = (
+        select coalesce(array_agg(m.o order by m.n), '{}'), coalesce(array_agg(m.c order by m.n), '{}')
+        from unnest(r.others, r.cosines) with ordinality as m(o, c, n)
+        where m.o <> all(gone))
     where r.others && gone
     returning r.doc_id
 $$;
