@@ -32,7 +32,9 @@ type Node interface {
 	Build(ctx context.Context) (BuildStats, error)
 	// Count returns, for each document in docs (all delivered before), its partial
 	// shared-chunk counts within this node's range against the pending slice,
-	// sorted by other document.
+	// sorted by other document. A document is counted once per run: Count
+	// releases the chunk lists it counted (the run's largest transient
+	// memory after the index), and counting one again needs it delivered again.
 	Count(ctx context.Context, docs []invindex.DocID) ([][]invindex.Pair, error)
 	// Commit makes the pending slice current as generation gen.
 	Commit(ctx context.Context, gen int64) error

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,15 @@ func TestStaged_Order(t *testing.T) {
 	want("a second Build", err, ErrOrder)
 	want("Deliver with index after Build", n.Deliver(ctx, docs, true), ErrOrder)
 	want("Deliver for counting after Build", n.Deliver(ctx, docs, false), nil)
+	if _, err := n.Count(ctx, []invindex.DocID{1}); err != nil {
+		t.Fatal(err)
+	}
+	// Count released document 1's chunk list: a second count needs it
+	// delivered again.
+	if _, err := n.Count(ctx, []invindex.DocID{1}); err == nil || !strings.Contains(err.Error(), "counted already") {
+		t.Fatalf("a second Count of a document: %v, want an error saying it was counted already", err)
+	}
+	want("Deliver again for counting", n.Deliver(ctx, docs, false), nil)
 	if _, err := n.Count(ctx, []invindex.DocID{1}); err != nil {
 		t.Fatal(err)
 	}

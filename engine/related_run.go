@@ -141,7 +141,7 @@ type relatedTerms struct {
 	id     int64
 	lang   related.Lang
 	stored bool
-	terms  []related.TermCount
+	terms  related.PackedCounts // half the memory of []TermCount until the model exists
 }
 
 func (p *relatedPhase) Name() string { return "related" }
@@ -176,11 +176,16 @@ func (p *relatedPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 // TF-IDF vector under the model.
 func (p *relatedPhase) Worker() func(*DocText) {
 	a := related.Analyzer{Candidates: p.langs}
+	var packer *related.CountPacker // this worker's: packing takes no lock
 	return func(t *DocText) {
 		l, terms := a.Analyze(t.Text)
 		if b := p.rebuild; b != nil {
+			if packer == nil {
+				packer = related.NewCountPacker()
+			}
+			packed := packer.Pack(terms)
 			p.mu.Lock()
-			b.terms = append(b.terms, relatedTerms{id: t.ID, lang: l, stored: t.Stored, terms: terms})
+			b.terms = append(b.terms, relatedTerms{id: t.ID, lang: l, stored: t.Stored, terms: packed})
 			p.mu.Unlock()
 			return
 		}
@@ -322,9 +327,11 @@ func (p *relatedPhase) rebuildModel(runID int64) {
 	for w := range workers {
 		wg.Go(func() {
 			local := termstat.NewDelta()
+			var buf []related.TermCount
 			for i := w; i < len(b.terms); i += workers {
 				if t := &b.terms[i]; b.sample[t.id] {
-					local.Add(t.terms)
+					buf = t.terms.Unpack(buf)
+					local.Add(buf)
 				}
 			}
 			mu.Lock()
@@ -339,10 +346,12 @@ func (p *relatedPhase) rebuildModel(runID int64) {
 	vs := make([]relatedVector, len(b.terms))
 	for w := range workers {
 		wg.Go(func() {
+			var buf []related.TermCount
 			for i := w; i < len(vs); i += workers {
 				t := &b.terms[i]
-				vs[i] = relatedVector{id: t.id, lang: t.lang, v: docVector(p.m, t.terms)}
-				t.terms = nil // the counts are no longer needed: free them as we go
+				buf = t.terms.Unpack(buf)
+				vs[i] = relatedVector{id: t.id, lang: t.lang, v: docVector(p.m, buf)}
+				t.terms = related.PackedCounts{} // the counts are no longer needed: free them as we go
 			}
 		})
 	}
