@@ -10,6 +10,7 @@ package related
 // and each shared term once.
 
 import (
+	"math"
 	"runtime"
 	"sync"
 )
@@ -228,13 +229,24 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 				}
 			}
 			top.reset(k)
+			worst := math.Inf(-1) // of q's list once full
 			for _, d := range touched {
-				sim := simOf(acc[d])
+				a := acc[d]
 				acc[d] = 0
+				above := math.Inf(1) // no floor: no pair is above it
+				if floor != nil {
+					above = float64(floor[d])
+				}
+				if belowBoth(a, worst, above) {
+					continue
+				}
+				sim := simOf(a)
 				if sim <= 0 || s.isSelf(qi, d) {
 					continue
 				}
-				top.push(Neighbor{d, sim})
+				if top.push(Neighbor{d, sim}) {
+					worst = float64(top.h[0].Sim)
+				}
 				if floor != nil && sim >= floor[d] {
 					hits[c] = append(hits[c], aboveHit{d, int32(j), sim})
 				}

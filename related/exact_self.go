@@ -48,13 +48,22 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 				}
 			}
 			top.reset(k)
+			floor := math.Inf(-1) // the worst of q's list once full
 			for _, d := range touched {
-				sim := simOf(acc[d])
+				a := acc[d]
 				acc[d] = 0
+				// Most pairs enter neither list: known from the raw sum,
+				// they are neither rounded nor offered (belowBoth).
+				if belowBoth(a, floor, bl.floor(d)) {
+					continue
+				}
+				sim := simOf(a)
 				if sim <= 0 {
 					continue
 				}
-				top.push(Neighbor{d, sim})
+				if top.push(Neighbor{d, sim}) {
+					floor = float64(top.h[0].Sim)
+				}
 				bl.push(d, Neighbor{int32(qi), sim})
 			}
 			out[qi] = top.sorted()
@@ -138,6 +147,10 @@ func newHeaps(docs, k int) *heaps {
 	}
 	return l
 }
+
+// floor is the similarity of the worst member of document d's heap once
+// full, -Inf before.
+func (l *heaps) floor(d int32) float64 { return float64(l.worst[d].Sim) }
 
 // push offers n to document d's heap.
 func (l *heaps) push(d int32, n Neighbor) {

@@ -208,3 +208,55 @@ func TestNewIndexSplitsLikeOnePass(t *testing.T) {
 		}
 	}
 }
+
+// TestExactJoins_SkippingBelowTheFloorsChangesNothing: the joins give the
+// same lists and above-floor hits, bit for bit, whether they skip the
+// pairs whose raw sum lies below the floors (belowBoth) or round and offer
+// every pair, on vectors made to tie: exact copies, and copies with one
+// weight moved by less than the rounding step, so that many similarities
+// are equal or within a millionth of the k-th and of the floors.
+func TestExactJoins_SkippingBelowTheFloorsChangesNothing(t *testing.T) {
+	r := testseed.Rand(t)
+	base := randomVectors(r, 60, 120, 12)
+	var d []Vector
+	for _, v := range base {
+		d = append(d, v)
+		for range r.IntN(4) {
+			c := Vector{Terms: slices.Clone(v.Terms), W: slices.Clone(v.W), Norm: v.Norm}
+			if len(c.W) > 0 && r.IntN(2) == 0 {
+				c.W[r.IntN(len(c.W))] *= float32(1 + (r.Float64()-0.5)*4e-6)
+			}
+			d = append(d, c)
+		}
+	}
+	q := d[:len(d)/3]
+	run := func() (self, ex, rs [][]Neighbor, above [][]Neighbor) {
+		s := Prepare(nil, d, true, Pool(2))
+		x := NewIndex(s)
+		self, _ = ExactSelf(s, x, 7, Pool(2))
+		ex, _ = Exact(s, x, 7, Pool(2))
+		// Floors at similarities that occur: the k-th of each document's list.
+		floor := make([]float32, len(d))
+		for i, l := range ex {
+			if len(l) > 0 {
+				floor[i] = l[len(l)-1].Sim
+			}
+		}
+		sq := Prepare(q, d, false, Pool(2))
+		rs, above, _ = ExactAbove(sq, NewIndex(sq), 5, floor, Pool(2))
+		return
+	}
+	s1, e1, r1, a1 := run()
+	skipBelowFloors = false
+	defer func() { skipBelowFloors = true }()
+	s2, e2, r2, a2 := run()
+	for name, pair := range map[string][2][][]Neighbor{"ExactSelf": {s1, s2}, "Exact": {e1, e2}, "ExactAbove": {r1, r2}, "above": {a1, a2}} {
+		got, want := pair[0], pair[1]
+		for i := range want {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("%s, list %d: skipping gives %v, offering every pair %v", name, i, got[i], want[i])
+			}
+		}
+	}
+	sameLists(t, "ExactSelf against brute force", s1, brute(nil, d, true, 7, 0))
+}

@@ -29,20 +29,22 @@ type topK struct {
 
 func (t *topK) reset(k int) { t.k, t.h = k, t.h[:0] }
 
-// push offers n.
-func (t *topK) push(n Neighbor) {
+// push offers n and says whether the heap is full after it (h[0] is then
+// the worst member).
+func (t *topK) push(n Neighbor) (full bool) {
 	if t.k <= 0 {
-		return
+		return false
 	}
 	if len(t.h) < t.k {
 		t.h = append(t.h, n)
 		t.up(len(t.h) - 1)
-		return
+		return len(t.h) == t.k
 	}
 	if better(n, t.h[0]) {
 		t.h[0] = n
 		t.down(0)
 	}
+	return true
 }
 
 func (t *topK) up(i int) {
@@ -112,6 +114,23 @@ func Merge(a, b []Neighbor, k int) []Neighbor {
 	}
 	return t.sorted()
 }
+
+// belowBoth says that a pair whose raw accumulated cosine is a ranks
+// below the worst members of two full lists, floors a and b (-Inf for a
+// list not yet full), so that it enters neither: simOf moves a by at most
+// half a millionth (and float32 by less than a tenth of that below 2), so
+// a sum more than a millionth below a floor rounds strictly below it. The
+// joins then round and offer only the pairs that can matter (in the self
+// join of 20,000 realistic documents, rounding and offering every pair
+// was a third of its time).
+func belowBoth(a, floorA, floorB float64) bool {
+	const slack = 1e-6
+	return skipBelowFloors && a+slack < floorA && a+slack < floorB
+}
+
+// skipBelowFloors is belowBoth's switch: tests turn it off to check that
+// skipping changes no list.
+var skipBelowFloors = true
 
 // simOf is the similarity every join reports for an accumulated cosine:
 // rounded to 6 decimals, so that a pair gets the same figure from any join.
