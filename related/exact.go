@@ -216,15 +216,16 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 					}
 					lo, hi := part.off[t], part.off[t+1]
 					n += hi - lo
-					for p := lo; p < hi; p++ {
-						d := part.doc[p]
+					docs, ws := part.doc[lo:hi], part.w[lo:hi]
+					ws = ws[:len(docs)]
+					for j, d := range docs {
 						if d < 0 {
 							continue // gone from the Set since part was built (Reuse)
 						}
 						if acc[d] == 0 {
 							touched = append(touched, d)
 						}
-						acc[d] += qw * float64(part.w[p])
+						acc[d] += qw * float64(ws[j])
 					}
 				}
 			}

@@ -9,6 +9,7 @@ package related
 
 import (
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -36,16 +37,17 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 			touched = touched[:0]
 			for i, t := range q.t {
 				qw := float64(q.w[i])
-				lo := x.off[t]
 				// Postings ascend by document: read those after qi.
-				for p := x.off[t+1] - 1; p >= lo && x.doc[p] > int32(qi); p-- {
-					d := x.doc[p]
+				docs, ws := x.doc[x.off[t]:x.off[t+1]], x.w[x.off[t]:x.off[t+1]]
+				from, _ := slices.BinarySearch(docs, int32(qi)+1)
+				docs, ws = docs[from:], ws[from:len(docs)]
+				for j, d := range docs {
 					if acc[d] == 0 {
 						touched = append(touched, d)
 					}
-					acc[d] += qw * float64(x.w[p])
-					n++
+					acc[d] += qw * float64(ws[j])
 				}
+				n += int64(len(docs))
 			}
 			top.reset(k)
 			floor := math.Inf(-1) // the worst of q's list once full
