@@ -3,6 +3,8 @@ package disguise
 import (
 	"strings"
 	"testing"
+
+	"github.com/plagd/plagd/internal/testseed"
 )
 
 func TestPlain(t *testing.T) {
@@ -56,6 +58,68 @@ func TestSpacedWords(t *testing.T) {
 			if got[i] != c.want[i] {
 				t.Errorf("SpacedWords(%q) = %v, want %v", c.letters, got, c.want)
 			}
+		}
+	}
+}
+
+// TestMaybeDisguised_FalseMeansUnchanged: the quick test never says no to
+// a text Plain would change, on random texts of single letters and digits,
+// words, one and several spaces, punctuation, accented and non-Latin
+// letters, look-alikes, no-break and invisible characters.
+func TestMaybeDisguised_FalseMeansUnchanged(t *testing.T) {
+	r := testseed.Rand(t)
+	// Mostly single letters one space apart, so that runs of two, three
+	// and more come often; the characters Plain undoes only in some texts,
+	// so that many reach the letter-spacing rule alone.
+	clean := []string{"a ", "b ", "I ", "s ", "x ", "7 ", "é ", "ü ", "ß ", "a", "z", "word ", "it", "don", "'", ",", ".",
+		"-", "(", " ", "  ", "   ", "\n", "é t", "ñ", "—"}
+	disguised := []string{"\u00A0", "\u200B", "\u00AD", "а", "о", "Ω"}
+	changed, quick := 0, 0
+	for range 20000 {
+		var sb strings.Builder
+		for range 1 + r.IntN(14) {
+			if r.IntN(40) == 0 {
+				sb.WriteString(disguised[r.IntN(len(disguised))])
+			} else {
+				sb.WriteString(clean[r.IntN(len(clean))])
+			}
+		}
+		text := sb.String()
+		if MaybeDisguised(text) {
+			quick++
+			continue
+		}
+		if got := plain(text); got != text {
+			t.Fatalf("MaybeDisguised(%q) is false, but Plain's steps make it %q", text, got)
+		}
+		changed++
+	}
+	if quick == 0 || changed == 0 {
+		t.Fatalf("%d texts passed the quick test and %d failed it: the generator tests nothing", changed, quick)
+	}
+}
+
+// TestMaybeDisguised_Examples: pairs of single letters, common in English,
+// are not runs; runs of three are, accented letters too.
+func TestMaybeDisguised_Examples(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"It's a good idea, isn't it? I a m sure.", true}, // "I a m"
+		{"It's a good idea, and that's a fact.", false},
+		{"Section 3 a of the act", false},
+		{"c o p y", true},
+		{"l'é t é", true},
+		{"A B", false},
+		{"A B C", true},
+		{"A  B  C", false}, // wider gaps: words of a spaced sentence, no run
+		{"co\u200Bpy", true},
+		{"сору", true},
+		{"naïve café", false},
+	} {
+		if got := MaybeDisguised(c.text); got != c.want {
+			t.Errorf("MaybeDisguised(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }
