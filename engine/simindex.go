@@ -44,10 +44,11 @@ const indexBatch = 256
 
 // IndexStats are what one refresh of the similarity index did.
 type IndexStats struct {
-	Computed int           // indexes computed and stored
-	Dropped  int           // queued documents without a text (deleted, failed): no index
-	Sources  int           // sources aligned
-	Took     time.Duration // the whole refresh
+	Computed  int           // indexes computed and stored
+	Dropped   int           // queued documents without a text (deleted, failed): no index
+	Sources   int           // sources aligned
+	Tokenised int           // texts tokenised (passage.Doc) for them and their documents; the rest came from the cache
+	Took      time.Duration // the whole refresh
 }
 
 // RefreshIndex computes and stores the similarity index of every queued
@@ -83,13 +84,18 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	}
 	// Three stages overlap: reading a batch's lists and texts, aligning
 	// the previous batch, and storing the one before.
+	plan, err := planIndexes(ctx, e.pool)
+	if err != nil {
+		return st, err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	docs := newDocCache(e.cfg.Params(), reportAlign(e.cfg, passage.Options{}), indexCacheBytes)
+	docs.uses = plan.uses
 	loaded := make(chan indexLoad, 1)
 	done := make(chan indexDone, 1)
 	g.Go(func() error {
 		defer close(loaded)
-		return e.loadIndexBatches(gctx, loaded, docs)
+		return e.loadIndexBatches(gctx, plan.order, loaded, docs)
 	})
 	g.Go(func() error {
 		defer close(done)
@@ -127,6 +133,7 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 		return st, err
 	}
 	st.Took = time.Since(start)
+	st.Tokenised = docs.tokenised
 	return st, nil
 }
 
@@ -145,25 +152,15 @@ type indexDone struct {
 	aligned int
 }
 
-// loadIndexBatches reads the queue in batches of indexBatch, ascending,
-// with each batch's lists and texts, and hands them on. The texts docs
-// holds (documents of earlier batches, sources of earlier reports) are not
-// read again: no run commits during the refresh.
-func (e *Engine) loadIndexBatches(ctx context.Context, out chan<- indexLoad, docs *docCache) error {
-	after := int64(0)
-	for {
-		rows, err := e.pool.Query(ctx, `select doc_id from plagd_index_queue where doc_id > $1 order by doc_id limit $2`, after, indexBatch)
-		if err != nil {
-			return fmt.Errorf("read the similarity-index queue: %w", err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-		if err != nil {
-			return fmt.Errorf("read the similarity-index queue: %w", err)
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-		after = ids[len(ids)-1]
+// loadIndexBatches takes the queued documents in the plan's order, in
+// batches of indexBatch, reads each batch's lists and texts, and hands
+// them on. The texts docs holds (documents of earlier batches, sources of
+// earlier reports) are not read again: no run commits during the refresh.
+// Documents queued after the plan was made (header edits) wait for the
+// next refresh.
+func (e *Engine) loadIndexBatches(ctx context.Context, order []int64, out chan<- indexLoad, docs *docCache) error {
+	for start := 0; start < len(order); start += indexBatch {
+		ids := order[start:min(start+indexBatch, len(order))]
 		lists, err := store.SimilarLists(ctx, e.pool, ids)
 		if err != nil {
 			return err
@@ -186,6 +183,7 @@ func (e *Engine) loadIndexBatches(ctx context.Context, out chan<- indexLoad, doc
 			return ctx.Err()
 		}
 	}
+	return nil
 }
 
 // docIndex is one document's computed index.
@@ -311,7 +309,7 @@ func (e *Engine) refreshAfterRun(ctx context.Context, rep *RunReport, log zerolo
 	if st.Computed+st.Dropped > 0 {
 		rep.Phases["index"] = st.Took
 		rep.Indexes = st.Computed
-		log.Info().Int("computed", st.Computed).Int("sources_aligned", st.Sources).
+		log.Info().Int("computed", st.Computed).Int("sources_aligned", st.Sources).Int("texts_tokenised", st.Tokenised).
 			Dur("elapsed_ms", st.Took).Msg("similarity indexes stored")
 	}
 	return err

@@ -29,6 +29,12 @@ type docCache struct {
 	used   int
 	docs   map[int64]*passage.Doc
 	toks   sync.Pool
+	// uses, when the refresh was planned (indexPlan), counts the uses of
+	// each document's Doc still to come: a Doc is kept only while one is,
+	// and dropped after its last. Without a plan every Doc is kept while
+	// the budget allows.
+	uses      map[int64]int32
+	tokenised int // Docs made (the rest came from the cache)
 }
 
 func newDocCache(p invindex.Params, align passage.Options, budget int) *docCache {
@@ -54,15 +60,22 @@ func (c *docCache) texts(ids []int64) map[int64]string {
 func (c *docCache) get(id int64, text string) *passage.Doc {
 	c.mu.Lock()
 	d, ok := c.docs[id]
-	c.mu.Unlock()
+	later := c.useOnce(id)
 	if ok && d.Text == text {
+		if !later {
+			c.used -= d.Bytes()
+			delete(c.docs, id)
+		}
+		c.mu.Unlock()
 		return d
 	}
+	c.tokenised++
+	c.mu.Unlock()
 	tok := c.toks.Get().(*invindex.Tokenizer)
 	d = report.NewDoc(tok, text, c.align)
 	c.toks.Put(tok)
 	size := d.Bytes()
-	if size > c.budget/4 {
+	if !later || size > c.budget/4 {
 		return d
 	}
 	c.mu.Lock()
@@ -80,4 +93,19 @@ func (c *docCache) get(id int64, text string) *passage.Doc {
 	c.docs[id] = d
 	c.used += size
 	return d
+}
+
+// useOnce counts one use of document id's Doc and says whether another is
+// to come (always, without a plan). The caller holds mu.
+func (c *docCache) useOnce(id int64) bool {
+	if c.uses == nil {
+		return true
+	}
+	n := c.uses[id] - 1
+	if n <= 0 {
+		delete(c.uses, id)
+		return false
+	}
+	c.uses[id] = n
+	return true
 }

@@ -178,12 +178,17 @@ func (d *Doc) Coverage(ranges, excluded []Range) float64 {
 	return coverage(d.Text, d.runes, ranges, excluded)
 }
 
-// Bytes is about the memory d holds once made (NewDoc, SetTerms): its
-// text, words, window keys, sentences and their index by term. The window
-// index Align builds for the Doc it gets first comes on top, up to as much
-// again as the keys. Caches of Docs budget by it.
+// Bytes is about the memory d holds once made (NewDoc, SetTerms) and
+// aligned: its text, words, window keys, sentences and their index by
+// term, and the index of its windows that the first Align that gets it
+// first builds (counted from the start, so that the figure does not change
+// while a cache holds the Doc). Caches of Docs budget by it. The window
+// index is 36 to 68 bytes a window, four to eight times the keys; left out
+// until 2026-11-27, it made the similarity-index refresh's cache of 512 MiB
+// hold about twice that.
 func (d *Doc) Bytes() int {
 	n := len(d.Text) + cap(d.Words)*int(unsafe.Sizeof(invindex.Word{})) + cap(d.Keys)*8
+	n += keyIndexBytes(len(d.Keys))
 	n += cap(d.sents) * int(unsafe.Sizeof(sentence{}))
 	// Each sentence's distinct terms (one termAt each, in one array at
 	// least half used), and the sentences of each term in the index.
@@ -241,8 +246,15 @@ type keyIndex struct {
 	shift uint
 }
 
+// keyIndexSlots is the size of the table of a keyIndex of n keys: at
+// least twice n, a power of two.
+func keyIndexSlots(n int) int { return 1 << max(4, bits.Len(uint(2*n))) }
+
+// keyIndexBytes is the memory of a keyIndex of n keys.
+func keyIndexBytes(n int) int { return keyIndexSlots(n)*(8+4+4) + n*4 }
+
 func (x *keyIndex) build(keys []uint64) {
-	size := 1 << max(4, bits.Len(uint(2*len(keys))))
+	size := keyIndexSlots(len(keys))
 	x.keys = make([]uint64, size)
 	x.first = make([]uint32, size)
 	x.count = make([]uint32, size)

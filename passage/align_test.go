@@ -412,3 +412,26 @@ func TestAlign_Degenerate(t *testing.T) {
 		t.Errorf("repeated word aligned: %v", got)
 	}
 }
+
+// TestDocBytes_CountsTheWindowIndex: Bytes counts the window index Align
+// builds, as build allocates it, for texts of any length; and it does not
+// change once the index is built (a cache subtracts what it added).
+func TestDocBytes_CountsTheWindowIndex(t *testing.T) {
+	tok := invindex.NewTokenizer(invindex.Params{WindowWords: 5, ChunkBits: 28})
+	for _, words := range []int{0, 3, 7, 100, 1000, 4099} {
+		text := strings.Repeat("one two three four five six seven ", words/7+1)
+		d := NewDoc(tok, text)
+		before := d.Bytes()
+		x := d.index()
+		built := len(x.keys)*8 + len(x.first)*4 + len(x.count)*4 + len(x.next)*4
+		if got := keyIndexBytes(len(d.Keys)); got != built {
+			t.Errorf("%d keys: keyIndexBytes %d, build allocated %d", len(d.Keys), got, built)
+		}
+		if after := d.Bytes(); after != before {
+			t.Errorf("%d keys: Bytes %d before the index was built, %d after", len(d.Keys), before, after)
+		}
+		if before < built+len(d.Keys)*8 {
+			t.Errorf("%d keys: Bytes %d is less than the keys and their index (%d)", len(d.Keys), before, built+len(d.Keys)*8)
+		}
+	}
+}
