@@ -9,12 +9,13 @@ import (
 )
 
 // indexCacheBytes bounds the memory of the tokenised texts a refresh
-// keeps (docCache), as passage.Doc.Bytes counts it: words, window keys,
-// sentences and their terms come to about seven times the text. In the
-// realistic 20k archive the sources of all lists hold 117 MB of text and
-// each is a source of five lists on average; 512 MiB kept the refresh as
-// fast as 96 MB of text had (about 700 MB of Docs) and the full run's peak
-// 0.6 GiB lower (docs/PERFORMANCE.md), 256 MiB made it a quarter slower.
+// keeps (docCache), as passage.Doc.Bytes counts it: words, window keys and
+// their index, sentences and their terms, about fifteen times the text.
+// The refresh's order (indexPlan) lets the cache keep only Docs a later
+// report uses, mostly those of the group of documents at hand; with it,
+// 512 MiB tokenise 65,219 texts for the 53,451 a full refresh of the
+// realistic 100k archive needs, and 21,078 for 19,322 at 20k
+// (docs/PERFORMANCE.md).
 const indexCacheBytes = 512 << 20
 
 // docCache keeps the tokenised texts (passage.Doc) of the sources a

@@ -75,6 +75,7 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 	f.IntVar(&opt.Checks, "checks", 0, "teacher's checks timed after the runs: essays not in the archive, counted and aligned as the daemon's check does (p50, p99)")
 	f.StringVar(&opt.IncrProfile, "incr-cpuprofile", "", "write a CPU profile of the incremental run alone to this file (go tool pprof)")
 	f.StringVar(&opt.FullMemProfile, "full-memprofile", "", "write a heap profile of the full run, taken near its peak, to this file (go tool pprof)")
+	f.BoolVar(&opt.MemTrace, "mem-trace", false, "print the heap and resident memory every 2 s of each run, with the time (read beside the log, at --log-level info)")
 	f.IntVar(&opt.SimTextRuns, "sim-text", 0, "also time sim_text -p -S (Debian's similarity-tester) on this many of the checked essays against the same archive")
 	f.IntVar(&opt.CopyRows, "copy-rows", 2_000_000, "rows of the COPY probe into similarities (0: skip)")
 	f.IntVar(&opt.SampleMB, "sample-mb", 64, "MB of text chunked by the single-goroutine measurement")

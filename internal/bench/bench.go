@@ -134,7 +134,7 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 
 	eng := engine.NewEngine(cfg, pool, opt.Log)
 	fmt.Fprintf(w, "== full run (%d nodes)\n", nodes)
-	full, err := measureRun(ctx, eng, true, opt.FullMemProfile)
+	full, err := measureRun(ctx, eng, true, opt.FullMemProfile, memTrace(opt, w))
 	if err != nil {
 		return fmt.Errorf("full run: %w", err)
 	}
@@ -155,7 +155,7 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 		if err != nil {
 			return err
 		}
-		incr, err := measureRun(ctx, eng, false, "")
+		incr, err := measureRun(ctx, eng, false, "", memTrace(opt, w))
 		if serr := stop(); err == nil && serr != nil {
 			err = serr
 		}
@@ -185,9 +185,10 @@ func runDB(ctx context.Context, opt Options, g *synth.Generator, nodes int, rep 
 }
 
 // measureRun times one run and its memory; memProfile, when set, is the
-// file for a heap profile taken near the run's peak.
-func measureRun(ctx context.Context, eng *engine.Engine, full bool, memProfile string) (*RunFigures, error) {
-	mp := startMem(memProfile != "")
+// file for a heap profile taken near the run's peak, and trace, when not
+// nil, gets the memory every two seconds.
+func measureRun(ctx context.Context, eng *engine.Engine, full bool, memProfile string, trace io.Writer) (*RunFigures, error) {
+	mp := startMem(memProfile != "", trace)
 	t := time.Now()
 	rr, err := eng.Run(ctx, full)
 	el := time.Since(t)
@@ -252,4 +253,13 @@ func StartProfile(path string) (stop func() error, err error) {
 		return nil, fmt.Errorf("CPU profile: %w", err)
 	}
 	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
+}
+
+// memTrace is where the runs' memory is traced: w with Options.MemTrace,
+// nowhere without.
+func memTrace(opt Options, w io.Writer) io.Writer {
+	if opt.MemTrace {
+		return w
+	}
+	return nil
 }

@@ -178,7 +178,7 @@ func measureBuild(docs []invindex.DocChunks, p invindex.Params, k int) BuildFigu
 		}
 	}
 	slicesOut := make([]*invindex.Slice, k)
-	mp := startMem(false)
+	mp := startMem(false, nil)
 	t := time.Now()
 	var wg sync.WaitGroup
 	for i := range parts {

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -43,7 +44,11 @@ type MemFigures struct {
 // startMem settles the heap (so the phase starts from live data only),
 // resets VmHWM and starts sampling. With profile set it also keeps a heap
 // profile taken near the peak (see memProbe.profile), written by end.
-func startMem(profile bool) *memProbe {
+//
+// With trace set it also writes the heap and the resident memory to trace
+// every two seconds, with the wall clock, to be read next to the engine's
+// log: which phase the peak is in.
+func startMem(profile bool, trace io.Writer) *memProbe {
 	runtime.GC()
 	debug.FreeOSMemory()
 	p := &memProbe{stop: make(chan struct{}), start: time.Now()}
@@ -55,10 +60,16 @@ func startMem(profile bool) *memProbe {
 		t := time.NewTicker(10 * time.Millisecond)
 		defer t.Stop()
 		var profiled uint64
+		var traced time.Duration
 		for {
 			metrics.Read(samples)
 			heap := samples[0].Value.Uint64()
 			p.heapPeak = max(p.heapPeak, heap)
+			if el := time.Since(p.start); trace != nil && el >= traced {
+				traced += 2 * time.Second
+				fmt.Fprintf(trace, "  memory %s (+%.0fs): heap %d MiB, RSS %d MiB\n",
+					time.Now().UTC().Format("15:04:05"), el.Seconds(), heap>>20, procStatus("VmRSS")>>20)
+			}
 			if profile && heap > profiled+profiled/10 {
 				profiled = heap
 				p.profile.Reset()

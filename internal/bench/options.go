@@ -43,6 +43,9 @@ type Options struct {
 	// FullMemProfile, when set, is the file for a heap profile of the full
 	// run taken near its peak (what was live when the memory was highest).
 	FullMemProfile string
+	// MemTrace prints the heap and the resident memory every two seconds
+	// of each run, with the wall clock, to read beside the engine's log.
+	MemTrace bool
 }
 
 // ChangeMix is the composition of the incremental change: half modified,
