@@ -170,10 +170,9 @@ func maybeDisguised(text string) bool {
 	// Words as scanWords finds them; a word is taken for a single letter
 	// (SingleLetter) when it has one letter or number, marks aside: more
 	// than SingleLetter takes, never less.
-	run := 0          // single letters in a row, one space apart, before the current word
-	letters := -1     // letters and numbers of the current word; -1: between words
-	oneSpace := false // the gap before the current word is one space
-	gap := 0          // bytes since the last word ended
+	run := 0      // single letters in a row, one space apart, before the current word
+	letters := -1 // letters and numbers of the current word; -1: between words
+	gap := 0      // bytes since the last word ended
 	for i := 0; i < len(text); {
 		c := text[i]
 		size := 1
@@ -192,8 +191,7 @@ func maybeDisguised(text string) bool {
 		}
 		switch {
 		case word && letters < 0: // a word starts
-			oneSpace = gap == 1 && text[i-1] == ' '
-			if !oneSpace {
+			if gap != 1 || text[i-1] != ' ' { // not one space after the last word
 				run = 0
 			}
 			letters = 0

@@ -47,7 +47,7 @@ type IndexStats struct {
 	Computed  int           // indexes computed and stored
 	Dropped   int           // queued documents without a text (deleted, failed): no index
 	Sources   int           // sources aligned
-	Tokenised int           // texts tokenised (passage.Doc) for them and their documents; the rest came from the cache
+	Tokenised int           // texts tokenised (passage.Doc) for the reports, sources and documents alike; the other uses found them in the cache
 	Took      time.Duration // the whole refresh
 }
 
@@ -82,12 +82,12 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	if err != nil {
 		return st, err
 	}
-	// Three stages overlap: reading a batch's lists and texts, aligning
-	// the previous batch, and storing the one before.
 	plan, err := planIndexes(ctx, e.pool)
 	if err != nil {
 		return st, err
 	}
+	// Three stages overlap: reading a batch's lists and texts, aligning
+	// the previous batch, and storing the one before.
 	g, gctx := errgroup.WithContext(ctx)
 	docs := newDocCache(e.cfg.Params(), reportAlign(e.cfg, passage.Options{}), indexCacheBytes)
 	docs.uses = plan.uses

@@ -116,8 +116,8 @@ func Merge(a, b []Neighbor, k int) []Neighbor {
 }
 
 // belowBoth says that a pair whose raw accumulated cosine is a ranks
-// below the worst members of two full lists, floors a and b (-Inf for a
-// list not yet full), so that it enters neither: simOf moves a by at most
+// below floorA and floorB, the worst members of the two lists it could
+// enter (-Inf for a list not yet full), so that it enters neither: simOf moves a by at most
 // half a millionth (and float32 by less than a tenth of that below 2), so
 // a sum more than a millionth below a floor rounds strictly below it. The
 // joins then round and offer only the pairs that can matter (in the self
