@@ -89,13 +89,12 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	// Three stages overlap: reading a batch's lists and texts, aligning
 	// the previous batch, and storing the one before.
 	g, gctx := errgroup.WithContext(ctx)
-	docs := newDocCache(e.cfg.Params(), reportAlign(e.cfg, passage.Options{}), indexCacheBytes)
-	docs.uses = plan.uses
+	docs := newDocCache(e.cfg.Params(), reportAlign(e.cfg, passage.Options{}), indexCacheBytes, plan.uses)
 	loaded := make(chan indexLoad, 1)
 	done := make(chan indexDone, 1)
 	g.Go(func() error {
 		defer close(loaded)
-		return e.loadIndexBatches(gctx, plan.order, loaded, docs)
+		return e.loadIndexBatches(gctx, plan, loaded, docs)
 	})
 	g.Go(func() error {
 		defer close(done)
@@ -153,17 +152,19 @@ type indexDone struct {
 }
 
 // loadIndexBatches takes the queued documents in the plan's order, in
-// batches of indexBatch, reads each batch's lists and texts, and hands
-// them on. The texts docs holds (documents of earlier batches, sources of
-// earlier reports) are not read again: no run commits during the refresh.
-// Documents queued after the plan was made (header edits) wait for the
-// next refresh.
-func (e *Engine) loadIndexBatches(ctx context.Context, order []int64, out chan<- indexLoad, docs *docCache) error {
-	for start := 0; start < len(order); start += indexBatch {
-		ids := order[start:min(start+indexBatch, len(order))]
-		lists, err := store.SimilarLists(ctx, e.pool, ids)
-		if err != nil {
-			return err
+// batches of indexBatch, reads each batch's texts, and hands them on with
+// their lists (the plan's). The texts docs holds (documents of earlier
+// batches, sources of earlier reports) are not read again: no run commits
+// during the refresh. Documents queued after the plan was made (header
+// edits) wait for the next refresh.
+func (e *Engine) loadIndexBatches(ctx context.Context, plan indexPlan, out chan<- indexLoad, docs *docCache) error {
+	for start := 0; start < len(plan.order); start += indexBatch {
+		ids := plan.order[start:min(start+indexBatch, len(plan.order))]
+		lists := make(map[int64][]store.SimilarRow, len(ids))
+		for _, id := range ids {
+			if l, ok := plan.lists[id]; ok {
+				lists[id] = l
+			}
 		}
 		need := slices.Clone(ids)
 		for _, l := range lists {

@@ -30,16 +30,15 @@ type docCache struct {
 	used   int
 	docs   map[int64]*passage.Doc
 	toks   sync.Pool
-	// uses, when the refresh was planned (indexPlan), counts the uses of
-	// each document's Doc still to come: a Doc is kept only while one is,
-	// and dropped after its last. Without a plan every Doc is kept while
-	// the budget allows.
+	// uses counts the uses of each document's Doc still to come, as the
+	// refresh's plan foresaw them (indexPlan): a Doc is kept only while one
+	// is, and dropped after its last.
 	uses      map[int64]int32
 	tokenised int // Docs made (the rest came from the cache)
 }
 
-func newDocCache(p invindex.Params, align passage.Options, budget int) *docCache {
-	c := &docCache{p: p, align: align, budget: budget, docs: map[int64]*passage.Doc{}}
+func newDocCache(p invindex.Params, align passage.Options, budget int, uses map[int64]int32) *docCache {
+	c := &docCache{p: p, align: align, budget: budget, docs: map[int64]*passage.Doc{}, uses: uses}
 	c.toks.New = func() any { return invindex.NewTokenizer(p) }
 	return c
 }
@@ -97,11 +96,8 @@ func (c *docCache) get(id int64, text string) *passage.Doc {
 }
 
 // useOnce counts one use of document id's Doc and says whether another is
-// to come (always, without a plan). The caller holds mu.
+// to come. The caller holds mu.
 func (c *docCache) useOnce(id int64) bool {
-	if c.uses == nil {
-		return true
-	}
 	n := c.uses[id] - 1
 	if n <= 0 {
 		delete(c.uses, id)

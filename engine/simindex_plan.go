@@ -6,6 +6,9 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/plagd/plagd/store"
 )
 
 // The order of a refresh. A document's report aligns it with its sources,
@@ -28,39 +31,38 @@ import (
 // changes nothing but the time and memory of the refresh: each document's
 // index depends on its own inputs only.
 
-// indexPlan is the refresh's order of the queued documents and the uses
-// of each Doc.
+// indexPlan is the refresh's order of the queued documents, their lists,
+// and the uses of each Doc.
 type indexPlan struct {
-	order []int64         // every queued document, group by group
-	uses  map[int64]int32 // reports that will use the document's Doc: its own, and those of the lists naming it
+	order []int64                      // every queued document, group by group
+	lists map[int64][]store.SimilarRow // the queued documents' lists, read once for the plan and the batches
+	uses  map[int64]int32              // reports that will use the document's Doc: its own, and those of the lists naming it
 }
 
 // planIndexes reads the queue and the lists of the queued documents and
 // plans the refresh.
-func planIndexes(ctx context.Context, q interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-}) (indexPlan, error) {
-	rows, err := q.Query(ctx, `
-		select q.doc_id, coalesce(s.other_id, 0) from plagd_index_queue q
-		left join similarities s on s.doc_id = q.doc_id order by q.doc_id`)
+func planIndexes(ctx context.Context, pool *pgxpool.Pool) (indexPlan, error) {
+	rows, err := pool.Query(ctx, `select doc_id from plagd_index_queue order by doc_id`)
 	if err != nil {
-		return indexPlan{}, fmt.Errorf("plan the similarity-index refresh: %w", err)
+		return indexPlan{}, fmt.Errorf("read the similarity-index queue: %w", err)
 	}
-	var queued []int64
+	queued, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return indexPlan{}, fmt.Errorf("read the similarity-index queue: %w", err)
+	}
+	lists, err := store.SimilarLists(ctx, pool, queued)
+	if err != nil {
+		return indexPlan{}, err
+	}
 	var edges [][2]int64
-	var doc, other int64
-	if _, err := pgx.ForEachRow(rows, []any{&doc, &other}, func() error {
-		if n := len(queued); n == 0 || queued[n-1] != doc {
-			queued = append(queued, doc)
+	for _, d := range queued {
+		for _, r := range lists[d] {
+			edges = append(edges, [2]int64{d, r.OtherID})
 		}
-		if other != 0 {
-			edges = append(edges, [2]int64{doc, other})
-		}
-		return nil
-	}); err != nil {
-		return indexPlan{}, fmt.Errorf("plan the similarity-index refresh: %w", err)
 	}
-	return planOf(queued, edges), nil
+	p := planOf(queued, edges)
+	p.lists = lists
+	return p, nil
 }
 
 // planOf is the plan for the queued documents (ascending) whose lists

@@ -39,9 +39,6 @@ func (p *CountPacker) Pack(terms []TermCount) PackedCounts {
 	return PackedCounts{p: p, v: v}
 }
 
-// Len is the number of terms.
-func (c PackedCounts) Len() int { return len(c.v) / 2 }
-
 // Unpack appends the counts to dst[:0] as packed: the same terms, counts
 // and order.
 func (c PackedCounts) Unpack(dst []TermCount) []TermCount {
