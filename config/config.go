@@ -70,7 +70,7 @@ func Default() Config {
 				MaxTextBytes: extract.DefaultMaxTextBytes}},
 		Cluster: Cluster{Nodes: []string{}, CallTimeout: 5 * time.Minute},
 		NearDup: NearDup{Distance: 3, Budget: 64, SampleDocs: 10000},
-		Related: Related{K: 10, Margin: 10, MaxTerms: 200, Method: "exact", Lambda: 8, Sigma: 0.6, Languages: []string{}},
+		Related: Related{K: 20, Margin: 10, MaxTerms: 200, Method: "exact", Lambda: 8, Sigma: 0.6, Languages: []string{}},
 		Report:  Report{SentenceDice: report.DefaultSentenceDice},
 		Routing: Routing{Enabled: false, Partitions: 128, M: 4, Candidates: 50},
 	}

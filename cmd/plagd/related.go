@@ -33,7 +33,7 @@ func newRelatedCmd(g *globals) *cobra.Command {
 		Short: "List the documents most related to a document by topic",
 		Long: `Related documents share vocabulary, not necessarily text: the cosine of their
 TF-IDF vectors (stemmed words, stop words removed; 1 means the same words in
-the same proportions). Runs keep the top related.k (10) per document.
+the same proportions). Runs keep the top related.k (20) per document.
 
 DOC is a document id or external_id. With --files, each FILE (any format
 plagd extracts) is compared with the whole archive without being stored, as
