@@ -48,6 +48,8 @@ type Engine struct {
 	related *relatedState
 	// relatedRemote counts related-join queries answered by remote nodes.
 	relatedRemote atomic.Int64
+	// analyzers keeps the related phase's word memories between runs.
+	analyzers analyzerShelf
 
 	// routed is the live check's routed feature index, loaded on first use.
 	routed     *routedIndex

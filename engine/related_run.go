@@ -126,7 +126,8 @@ type relatedPhase struct {
 	// Finish builds the model from those of the sample, then the vectors.
 	rebuild *relatedRebuild
 	mu      sync.Mutex
-	remote  int64 // e.relatedRemote when the phase began
+	lent    []*related.Analyzer // taken from the engine's shelf by the workers, given back in Finish
+	remote  int64               // e.relatedRemote when the phase began
 }
 
 // relatedRebuild is a model rebuild under way: the documents whose terms
@@ -175,7 +176,10 @@ func (p *relatedPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 // Worker analyses each text (language, stop words, stems) and makes its
 // TF-IDF vector under the model.
 func (p *relatedPhase) Worker() func(*DocText) {
-	a := related.Analyzer{Candidates: p.langs}
+	a := p.e.analyzers.take(p.langs)
+	p.mu.Lock()
+	p.lent = append(p.lent, a)
+	p.mu.Unlock()
 	var packer *related.CountPacker // this worker's: packing takes no lock
 	return func(t *DocText) {
 		l, terms := a.Analyze(t.Text)
@@ -210,6 +214,8 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 			Dur("index_ms", u.stats.Index).Bool("index_kept", u.stats.IndexKept).Dur("join_ms", u.stats.Join).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
 			Msg("related documents updated")
 	}()
+	p.e.analyzers.give(p.lent) // the text pass is over
+	p.lent = nil
 	if p.rebuild != nil {
 		p.rebuildModel(r.ID)
 	}
