@@ -191,7 +191,7 @@ func writeDocState(ctx context.Context, tx pgx.Tx, runID int64, full bool, out *
 		runID, indexed); err != nil {
 		return fmt.Errorf("store texts: %w", err)
 	}
-	// The stage is emptied right after COMMIT (Engine.tidyAfterCommit): a
+	// The stage is emptied right after COMMIT (Engine.clearStage): a
 	// TRUNCATE gives its space back at once, where a DELETE here cost a
 	// full run's commit 1.4 s at 100k documents and left the dead texts
 	// for the next run's TRUNCATE to unlink (0.85 s).

@@ -26,9 +26,12 @@ import (
 // it knows every late delete and no new one can start until it ends. When
 // there are late deletes, it defers the foreign keys, writes as always, and
 // before COMMIT removes the rows that name late documents, recording the
-// lists that lost a member ('lost', 'lost_related') exactly as the delete
-// records those of the committed run. The next run consumes the delete and
-// those entries, and its result is that of a full run.
+// similarity lists that lost a member ('lost') exactly as the delete
+// records those of the committed run. Related lists keep a late document
+// as a member, as they keep any hard-deleted one (migration 0017): the view
+// related hides it, and the next run takes it out of the lists that held
+// it. The next run consumes the delete and those entries, and its result
+// is that of a full run.
 
 // lockWait bounds how long a commit waits for hard deletes in progress.
 const lockWait = "60s"
@@ -86,16 +89,13 @@ func dropLateSimilarities(ctx context.Context, tx pgx.Tx, late []int64) error {
 	return nil
 }
 
-// dropLate removes every other row the run wrote for a late document, and
-// records the related lists that lost a member.
+// dropLate removes every other row the run wrote for a late document: its
+// own related list among them, not its place in other lists (see above).
 func dropLate(ctx context.Context, tx pgx.Tx, late []int64) error {
 	if len(late) == 0 {
 		return nil
 	}
-	if err := dropRelated(ctx, tx, late, "lost_related"); err != nil {
-		return fmt.Errorf("drop related lists of documents deleted during the run: %w", err)
-	}
-	for _, table := range []string{"document_texts", "document_status", "simhashes", "related_vectors", "routing_features"} {
+	for _, table := range []string{"related_lists", "document_texts", "document_status", "simhashes", "related_vectors", "routing_features"} {
 		if _, err := tx.Exec(ctx, `delete from `+table+` where doc_id = any($1)`, late); err != nil {
 			return fmt.Errorf("drop %s of documents deleted during the run: %w", table, err)
 		}
@@ -106,7 +106,7 @@ func dropLate(ctx context.Context, tx pgx.Tx, late []int64) error {
 // dropNaming deletes the rows of a table of pairs (similarities) that
 // name a late document on either side, and logs op for every remaining
 // list that lost a row, as the delete trigger does for committed lists.
-// Related lists are rows of their own (dropRelated).
+// Related lists are rows of their own (dropLate).
 func dropNaming(ctx context.Context, tx pgx.Tx, table, op string, late []int64) error {
 	_, err := tx.Exec(ctx, `
 		with gone as (

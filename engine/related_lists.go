@@ -26,8 +26,10 @@ import (
 // exact down to τ: when at least k members remain there, it is B's list
 // and what lies between k and τ its margin; otherwise (members left and
 // nothing as good came in) B's list is joined again with the whole
-// archive. A list that lost a member to a hard delete ('lost_related') is
-// not known to be complete.
+// archive. A list that lost a member to a hard delete before migration 0017
+// ('lost_related': the delete took the member out) is not known to be
+// complete; since, a hard-deleted member stays in the lists until the run
+// takes it out here, as a soft-deleted one.
 func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments,
 	lost []int64) error {
 	u.stats.Method = "incremental"
@@ -289,7 +291,10 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 
 // listHolders are the rest documents whose list holds a document of the
 // run's batch or one that left: found in the held lists when the engine
-// has them (a margin member counts), else in the related table.
+// has them (a margin member counts), else in the stored lists (one scan of
+// related_lists: its members are not indexed, migration 0017). A
+// hard-deleted document is still in the stored lists that held it when
+// it was deleted; the run takes it out here, as it does a soft-deleted one.
 func (e *Engine) listHolders(ctx context.Context, c *listChange, held map[int64]heldList) (map[int64]bool, error) {
 	out := map[int64]bool{}
 	if held != nil {
@@ -389,7 +394,11 @@ func (e *Engine) committedRelated(ctx context.Context, version int64) (*relatedS
 
 // storedLists returns the committed lists of ids, held with their margin
 // from the engine's copy when it has them (prev), else from the table,
-// where they end at k (cut when they hold k).
+// where they end at k (cut when they hold k). The table is read as
+// stored, with the members hard-deleted since (which the view related
+// hides): the run takes them out (listChange.patch) knowing that the list
+// held them, so it refills or joins the list again rather than take a
+// shortened list for a complete one.
 func (e *Engine) storedLists(ctx context.Context, prev *relatedState, k int, ids []int64) (map[int64]heldList, error) {
 	if prev != nil && prev.lists != nil {
 		out := make(map[int64]heldList, len(ids))
@@ -400,8 +409,10 @@ func (e *Engine) storedLists(ctx context.Context, prev *relatedState, k int, ids
 		}
 		return out, nil
 	}
-	rows, err := e.pool.Query(ctx, `select doc_id, other_id, cosine from related where doc_id = any($1)
-		order by doc_id, cosine desc, other_id`, ids)
+	rows, err := e.pool.Query(ctx, `
+		select l.doc_id, m.other_id, m.cosine
+		from related_lists l, unnest(l.others, l.cosines) as m(other_id, cosine)
+		where l.doc_id = any($1) order by l.doc_id, m.cosine desc, m.other_id`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read related lists: %w", err)
 	}

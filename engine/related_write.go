@@ -16,13 +16,12 @@ import (
 // then lose their own list.
 //
 // No other stored list holds them after the upsert: the run patched every
-// list that held a document it removed (listHolders; a removed member in
-// the top k changes the top, so the list is written) or joined it again,
-// and a rebuild writes every list. Taking them out of the stored lists
-// once more (plagd_related_drop, as a hard delete does) found nothing to
-// rewrite and cost 121 ms of an incremental run's 0.56 s commit at 20,000
-// documents: the GIN index's pending entries of the upsert just made are
-// read whole (docs/PERFORMANCE.md, "What an incremental commit writes").
+// list that held a document it removed, soft- or hard-deleted (listHolders;
+// a removed member in the top k changes the top, so the list is written),
+// or joined it again, and a rebuild writes every list. Taking them out of
+// the stored lists once more, as the commit did until 2026-11-27, found
+// nothing and cost 121 ms of an incremental run's 0.56 s commit at 20,000
+// documents (docs/PERFORMANCE.md, "What an incremental commit writes").
 // The reference tests compare every stored list with a full run's.
 //
 // The lists were stored a row per pair until migration 0016; writing only
@@ -116,17 +115,4 @@ func listArrays(l []relatedRow, others []int64, cosines []float32) ([]int64, []f
 		others, cosines = append(others, r.other), append(cosines, r.cosine)
 	}
 	return others, cosines
-}
-
-// dropRelated deletes the lists of gone and takes gone out of every other
-// list, logging op for each list that lost a member, as the delete
-// trigger does for a hard delete.
-func dropRelated(ctx context.Context, tx pgx.Tx, gone []int64, op string) error {
-	if _, err := tx.Exec(ctx, `delete from related_lists where doc_id = any($1)`, gone); err != nil {
-		return err
-	}
-	_, err := tx.Exec(ctx, `
-		insert into plagd_changes (doc_id, op)
-		select d, $2 from plagd_related_drop($1) d where not (d = any($1))`, gone, op)
-	return err
 }

@@ -112,7 +112,7 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 		return rep, fmt.Errorf("run %d committed, but the index could not be switched (the next run rebuilds it): %w", runID, err)
 	}
 	rep.Duration = time.Since(start) // the run counts as done when it is committed
-	e.tidyAfterCommit(ctx, log)
+	e.clearStage(ctx, log)
 	if err := e.refreshAfterRun(ctx, &rep, log); err != nil {
 		return rep, fmt.Errorf("run %d committed, but its similarity indexes are not all stored (the next run finishes them): %w", runID, err)
 	}
@@ -365,23 +365,17 @@ func failRun(ctx context.Context, pool *pgxpool.Pool, id int64, cause error, log
 	}
 }
 
-// tidyAfterCommit does what a committed run left for later, off the
-// run's committed time: it empties the text stage of the texts the run
-// committed, and merges the related lists' new index entries into their
-// GIN index (migration 0017 lets them wait in its pending list, so that
-// the commit does not merge them). A failure only leaves the work to the
-// next run, which truncates the stage when it starts (prepare; every read
-// of the stage names its run), and to autovacuum, which merges the pending
-// list too.
-func (e *Engine) tidyAfterCommit(ctx context.Context, log zerolog.Logger) {
+// clearStage empties the text stage after a run committed the texts it
+// staged. A failure only leaves them for the next run, which truncates the
+// stage when it starts (prepare); the run's rows are never read again
+// (every read of the stage names its run).
+func (e *Engine) clearStage(ctx context.Context, log zerolog.Logger) {
 	t := time.Now()
 	if _, err := e.pool.Exec(ctx, `truncate plagd_text_stage`); err != nil {
 		log.Warn().Err(err).Msg("clearing the text stage after the commit (the next run clears it)")
+		return
 	}
-	if _, err := e.pool.Exec(ctx, `select gin_clean_pending_list('related_lists_others'::regclass)`); err != nil {
-		log.Warn().Err(err).Msg("merging the related lists' new index entries after the commit (autovacuum does it later)")
-	}
-	log.Debug().Dur("took_ms", time.Since(t)).Msg("text stage cleared, related index merged")
+	log.Debug().Dur("took_ms", time.Since(t)).Msg("text stage cleared")
 }
 
 // nothingPending reports whether the change log is empty.
