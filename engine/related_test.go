@@ -483,6 +483,7 @@ func TestRelated_HardDeleteIsHiddenThenTakenOut(t *testing.T) {
 		if restart {
 			e.Close()
 			e = NewEngine(cfg, pool, enginetest.Logger(t))
+			t.Cleanup(e.Close)
 		}
 		if rep := mustRun(t, e, false); rep.Kind != "incremental" || rep.Deleted != 1 {
 			t.Fatalf("%s: the run after the delete is %s with %d deletes, want incremental with 1", when, rep.Kind, rep.Deleted)
