@@ -12,9 +12,9 @@ import (
 // bits and stem; a fresh one stems each word of the run's texts again,
 // which an incremental run of 800 texts pays in full (Snowball's stemmers
 // were about a third of its related analysis at 20k realistic documents).
-// Each Analyzer bounds its own memory (related.Analyzer), so the shelf
-// holds at most one per text-pass worker of the last run, a few tens of
-// MB, which a full run allocates anyway.
+// Each Analyzer bounds its own memory (related.Analyzer: at most 2^18
+// words, about 50 MB with its table), and the shelf holds one per
+// text-pass worker of the last run, memory the run had allocated anyway.
 type analyzerShelf struct {
 	mu   sync.Mutex
 	free []*related.Analyzer
