@@ -12,8 +12,9 @@ import (
 )
 
 // The order of a refresh. A document's report aligns it with its sources,
-// and each of them is tokenised (passage.Doc, seven times its text) once
-// per report unless the refresh's cache still holds it. The similarity
+// and each of them is tokenised (passage.Doc: about fifteen times its
+// text with the index of its windows, indexCacheBytes) once per report
+// unless the refresh's cache still holds it. The similarity
 // lists are symmetric, so a source is also a queued document of its own,
 // and a copy with three sources ties four documents together: taken in
 // the order of their IDs, the four are far apart, and the cache must hold
