@@ -81,6 +81,33 @@ func TestAutoMinShared(t *testing.T) {
 	}
 }
 
+func TestExtraWindowWordsFor(t *testing.T) {
+	e := Default().Engine
+	for _, c := range []struct{ set, window, docs, want int }{
+		{0, 5, 0, 3}, {0, 5, 1_999, 3}, {0, 5, 2_000, 0}, {0, 5, 1_000_000, 0}, // auto
+		{0, 3, 10, 0}, {0, 2, 10, 0}, // auto: windows that are short already get none
+		{-1, 5, 10, 0}, {4, 5, 10, 4}, {4, 5, 1_000_000, 4}, // off, set
+	} {
+		e.ExtraWindowWords, e.WindowWords = c.set, c.window
+		if got := e.ExtraWindowWordsFor(c.docs); got != c.want {
+			t.Errorf("extra_window_words %d, window_words %d, %d documents: %d, want %d", c.set, c.window, c.docs, got, c.want)
+		}
+		if p := e.ParamsFor(c.docs); p.ExtraWindowWords != c.want || p.Validate() != nil {
+			t.Errorf("ParamsFor(%d) = %+v (%v)", c.docs, p, p.Validate())
+		}
+		if p := e.Params(); p.ExtraWindowWords != max(c.set, 0) {
+			t.Errorf("Params() with extra_window_words %d: %+v", c.set, p)
+		}
+	}
+	e = Default().Engine
+	for _, bad := range []int{-2, 65, 5} {
+		e.ExtraWindowWords = bad
+		if err := e.Validate(); err == nil {
+			t.Errorf("extra_window_words %d accepted", bad)
+		}
+	}
+}
+
 func TestConfig_Cluster(t *testing.T) {
 	env := map[string]string{"PLAGD_CLUSTER_NODES": "10.0.0.1:7070, 10.0.0.2:7070", "PLAGD_CLUSTER_CALL_TIMEOUT": "30s"}
 	cfg := Default()

@@ -108,7 +108,7 @@ type Engine struct {
 	WindowWords      int  `yaml:"window_words"`       // words per chunk (N), default 5
 	ChunkBits        uint `yaml:"chunk_bits"`         // chunk-ID width, 20..32, default 28
 	StripDiacritics  bool `yaml:"strip_diacritics"`   // fold "é" to "e" before hashing
-	ExtraWindowWords int  `yaml:"extra_window_words"` // a second chunk kind of this many words; 0 = off
+	ExtraWindowWords int  `yaml:"extra_window_words"` // a second chunk kind of this many words; 0 = auto (ExtraWindowWordsFor), -1 = off
 	MinShared        int  `yaml:"min_shared"`         // a pair is kept only with at least this many shared chunks; 0 = auto (AutoMinShared)
 	TopK             int  `yaml:"top_k"`              // similarity rows kept per document, default 100
 	DFCap            int  `yaml:"df_cap"`             // chunks in more documents than this are common text, not counted; 0 = auto (AutoDFCap), -1 = off

@@ -35,6 +35,8 @@ func (e *Engine) Validate() error {
 		return fmt.Errorf("engine.min_shared must be 0 (auto) or positive, got %d", e.MinShared)
 	case e.TopK < 1:
 		return fmt.Errorf("engine.top_k must be at least 1, got %d", e.TopK)
+	case e.ExtraWindowWords < -1:
+		return fmt.Errorf("engine.extra_window_words must be -1 (off), 0 (auto) or 1..64, got %d", e.ExtraWindowWords)
 	case e.DFCap < -1:
 		return fmt.Errorf("engine.df_cap must be -1 (off), 0 (auto) or positive, got %d", e.DFCap)
 	case e.Nodes < 0 || e.Nodes > 256:

@@ -158,7 +158,7 @@ func TestCluster_DiskCopy(t *testing.T) {
 	// to an in-memory re-split of the same generation.
 	e.WaitSaved()
 	gen := e.cur().Generation()
-	docs, states, err := e.store.Load(gen, e.instance, cfg.Params())
+	docs, states, err := e.store.Load(gen, e.instance, e.params())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func TestCluster_QueryOnNodes(t *testing.T) {
 
 			ctx := context.Background()
 			texts := queryTexts(t, ctx, e)
-			tok := invindex.NewTokenizer(cfg.Params())
+			tok := invindex.NewTokenizer(e.params()) // as the committed index was chunked
 			compare := func(when string) int {
 				t.Helper()
 				nonEmpty := 0

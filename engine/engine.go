@@ -81,7 +81,7 @@ func NewEngine(cfg config.Config, pool *pgxpool.Pool, log zerolog.Logger) *Engin
 	nodes := cluster.NewLocalNodes(cfg.Params(), k)
 	if len(cfg.Cluster.Nodes) > 0 {
 		// The master's copy of the index is on disk (cluster.DiskMirror).
-		e.files = indexfiles.NewFiles(e.store, cfg.Params(), func() string { return e.instance })
+		e.files = indexfiles.NewFiles(e.store, e.params, func() string { return e.instance })
 		for i, n := range nodes {
 			lo, hi := n.Range()
 			nodes[i] = cluster.NewDiskMirror(e.files, lo, hi)

@@ -60,7 +60,8 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 		k         int
 		templates bool // half the texts open with one of three shared paragraphs
 		dfCap     int  // engine.df_cap; 0: auto
-	}{{1, false, 0}, {2, false, 0}, {4, false, 0}, {2, true, 0}, {2, true, 4}} {
+		extra     int  // engine.extra_window_words; 0: auto (3-word windows at this size), -1: off, as in a large archive
+	}{{1, false, 0, 0}, {2, false, 0, -1}, {4, false, 0, 0}, {2, true, 0, 0}, {2, true, 4, -1}} {
 		name := "nodes=" + strconv.Itoa(tc.k)
 		if tc.templates {
 			name += ",templates"
@@ -68,12 +69,16 @@ func TestEngine_IncrementalEqualsFull(t *testing.T) {
 		if tc.dfCap > 0 {
 			name += ",df_cap=" + strconv.Itoa(tc.dfCap)
 		}
+		if tc.extra < 0 {
+			name += ",no_extra_windows"
+		}
 		t.Run(name, func(t *testing.T) {
 			seed := enginetest.Seed(t)
 			url := pgtest.NewDB(t)
 			pool := pgtest.Pool(t, url)
 			cfg := enginetest.Config(t, url, tc.k)
 			cfg.Engine.DFCap = tc.dfCap
+			cfg.Engine.ExtraWindowWords = tc.extra
 			cfg.Related.Margin = int(seed % 3) // none, or one the changes use up
 			e := NewEngine(cfg, pool, enginetest.Logger(t))
 			c := enginetest.NewCorpus(seed).WithDisguise(0.3)

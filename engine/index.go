@@ -13,15 +13,20 @@ import (
 
 // ensureIndex makes the master hold the committed generation, loading it from
 // disk if needed. It returns why a full run is needed, or "".
-func (e *Engine) ensureIndex(committed int64) string {
+func (e *Engine) ensureIndex(ctx context.Context, committed int64) string {
 	if committed == 0 {
 		return "no run has been committed yet"
 	}
 	if e.cur().Generation() == committed {
 		return ""
 	}
+	// The files were written with the parameters that run resolved.
+	p, err := e.committedParams(ctx, committed)
+	if err != nil {
+		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
+	}
 	if e.files != nil {
-		docs, states, err := e.store.LoadDisk(committed, e.instance, e.cfg.Params())
+		docs, states, err := e.store.LoadDisk(committed, e.instance, p)
 		if err == nil {
 			err = e.cur().InstallDisk(docs, e.files, states, committed)
 		}
@@ -31,7 +36,7 @@ func (e *Engine) ensureIndex(committed int64) string {
 		e.log.Info().Int64("generation", committed).Int("documents", docs.Len()).Msg("index loaded (base slices stay on disk)")
 		return ""
 	}
-	docs, states, err := e.store.Load(committed, e.instance, e.cfg.Params())
+	docs, states, err := e.store.Load(committed, e.instance, p)
 	if err != nil {
 		return fmt.Sprintf("index generation %d unusable: %v", committed, err)
 	}
@@ -92,7 +97,7 @@ func (e *Engine) persist(gen int64) error {
 				return fmt.Errorf("node %d holds generation %d, not %d", i, g, gen)
 			}
 		}
-		return e.store.Save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), indexfiles.DiskRanges(ds))
+		return e.store.Save(gen, e.instance, e.params(), e.cur().Docs(), indexfiles.DiskRanges(ds))
 	}
 	states := make([]*cluster.NodeState, len(nodes))
 	for i, n := range nodes {
@@ -102,5 +107,5 @@ func (e *Engine) persist(gen int64) error {
 		}
 		states[i] = st
 	}
-	return e.store.Save(gen, e.instance, e.cfg.Params(), e.cur().Docs(), indexfiles.MemRanges(states))
+	return e.store.Save(gen, e.instance, e.params(), e.cur().Docs(), indexfiles.MemRanges(states))
 }

@@ -12,13 +12,15 @@ import (
 )
 
 // limits are the counting limits a run resolves from the configuration and
-// the archive: engine.min_shared and engine.df_cap, either of which may be
-// auto (config.AutoMinShared, config.AutoDFCap). Every row of a run depends
-// on them, so a run records them in its settings (settings) and the next
-// run is full when they change.
+// the archive: engine.min_shared, engine.df_cap and engine.extra_window_words,
+// any of which may be auto (config.AutoMinShared, config.AutoDFCap,
+// config.AutoExtraWindowWords). Every row of a run depends on them, so a
+// run records them in its settings (settings) and the next run is full when
+// they change.
 type limits struct {
-	minShared int // a pair needs at least this many shared chunks
-	dfCap     int // chunks in more documents are common text, not counted; 0: no cap
+	minShared  int // a pair needs at least this many shared chunks
+	dfCap      int // chunks in more documents are common text, not counted; 0: no cap
+	extraWords int // the second chunk kind's window length; 0: none
 }
 
 // resolveLimits fixes the limits of the run about to start from the live
@@ -32,8 +34,33 @@ func (e *Engine) resolveLimits(ctx context.Context) error {
 	if minShared <= 0 {
 		minShared = config.AutoMinShared(n)
 	}
-	e.limits.Store(&limits{minShared: minShared, dfCap: e.cfg.Engine.DFCapFor(n)})
+	e.limits.Store(&limits{minShared: minShared, dfCap: e.cfg.Engine.DFCapFor(n),
+		extraWords: e.cfg.Engine.ExtraWindowWordsFor(n)})
 	return nil
+}
+
+// params are the chunking parameters of the index: those the run about to
+// start or the last run of this engine resolved (limits), or, before any,
+// the configuration's (config.Engine.Params, no auto second chunk kind).
+// A query must use queryParams.
+func (e *Engine) params() invindex.Params {
+	p := e.cfg.Params()
+	if l := e.limits.Load(); l != nil {
+		p.ExtraWindowWords = l.extraWords
+	}
+	return p
+}
+
+// queryParams are the chunking parameters of the committed index, which a
+// text checked against it must be chunked with (queryLimits).
+func (e *Engine) queryParams(ctx context.Context) (invindex.Params, error) {
+	l, err := e.queryLimits(ctx)
+	if err != nil {
+		return invindex.Params{}, err
+	}
+	p := e.cfg.Params()
+	p.ExtraWindowWords = l.extraWords
+	return p, nil
 }
 
 // queryLimits are the limits a query against the committed index must use:
@@ -64,7 +91,21 @@ func (e *Engine) queryLimits(ctx context.Context) (limits, error) {
 	return *e.limits.Load(), nil
 }
 
-// parseLimits reads min_shared and df_cap back from a run's settings.
+// committedParams are the chunking parameters run gen resolved, read from
+// its settings.
+func (e *Engine) committedParams(ctx context.Context, gen int64) (invindex.Params, error) {
+	s, err := committedSettings(ctx, e.pool, gen)
+	if err != nil {
+		return invindex.Params{}, err
+	}
+	l, _ := parseLimits(s)
+	p := e.cfg.Params()
+	p.ExtraWindowWords = l.extraWords
+	return p, nil
+}
+
+// parseLimits reads min_shared, df_cap and extra_window_words back from a
+// run's settings.
 func parseLimits(settings string) (limits, bool) {
 	var l limits
 	found := 0
@@ -77,6 +118,8 @@ func parseLimits(settings string) (limits, bool) {
 			l.minShared, found = n, found+1
 		case k == "df_cap":
 			l.dfCap, found = n, found+1
+		case k == "extra_window_words":
+			l.extraWords = n
 		}
 	}
 	return l, found == 2 && l.minShared > 0
@@ -101,7 +144,7 @@ func (e *Engine) DFCap() int {
 
 // settings describes everything the stored results depend on.
 func (e *Engine) settings() string {
-	p := e.cfg.Params()
+	p := e.params()
 	return fmt.Sprintf("window_words=%d extra_window_words=%d chunk_bits=%d strip_diacritics=%t hash=%d min_shared=%d top_k=%d df_cap=%d related_k=%d related_max_terms=%d",
 		p.WindowWords, p.ExtraWindowWords, p.ChunkBits, p.StripDiacritics, invindex.HashVersion,
 		e.MinShared(), e.cfg.Engine.TopK, e.DFCap(), e.cfg.Related.K, e.cfg.Related.MaxTerms)

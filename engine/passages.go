@@ -76,11 +76,17 @@ func Passages(ctx context.Context, pool *pgxpool.Pool, cfg config.Config, docID 
 // templates registered for every kind of document.
 // With zero opt.Exclusions the report is raw, for its Filter.
 func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report.Options) (report.Report, error) {
-	tok := invindex.NewTokenizer(e.cfg.Params())
+	// The text is chunked as the committed index was (a small archive's
+	// has a second chunk kind: config.AutoExtraWindowWords).
+	p, err := e.queryParams(ctx)
+	if err != nil {
+		return report.Report{}, err
+	}
+	tok := invindex.NewTokenizer(p)
 	_, chunks, checks := tok.DocChunks(text)
 	// A checked file has no kind: the templates registered for every
 	// document apply to it, as to an archived document.
-	tpl, err := loadTemplates(ctx, e.pool, e.cfg.Params(), 0)
+	tpl, err := loadTemplates(ctx, e.pool, p, 0)
 	if err != nil {
 		return report.Report{}, err
 	}

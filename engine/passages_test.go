@@ -244,12 +244,18 @@ func TestEngine_QueryEqualsRun(t *testing.T) {
 				texts[id] = body
 			}
 			rows.Close()
-			tok := invindex.NewTokenizer(cfg.Params())
 			for _, fresh := range []bool{false, true} {
 				q := e
 				if fresh {
 					q = NewEngine(cfg, pool, enginetest.Logger(t))
 				}
+				// A query is chunked as the committed index was: with a
+				// second chunk kind in an archive this small.
+				p, err := q.queryParams(ctx)
+				if err != nil || p.ExtraWindowWords != 3 {
+					t.Fatalf("fresh=%v: query parameters %+v (%v), want 3-word extra windows", fresh, p, err)
+				}
+				tok := invindex.NewTokenizer(p)
 				for id, body := range texts {
 					_, chunks, checks := tok.DocChunks(body)
 					got, err := q.Query(ctx, chunks, checks, 1000)

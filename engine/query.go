@@ -100,7 +100,7 @@ func (e *Engine) loadIndex(ctx context.Context) error {
 		}
 		e.instance = id
 	}
-	if reason := e.ensureIndex(gen); reason != "" {
+	if reason := e.ensureIndex(ctx, gen); reason != "" {
 		return fmt.Errorf("%w in data directory %s: %s (the daemon's data directory holds it; otherwise plagd run rebuilds it)",
 			ErrNoIndex, e.cfg.DataDir, reason)
 	}

@@ -304,7 +304,11 @@ func (e *Engine) routedMatches(ctx context.Context, text string, chunks []uint32
 	if top <= 0 {
 		top = e.cfg.Engine.TopK
 	}
-	tok := invindex.NewTokenizer(e.cfg.Params())
+	p, err := e.queryParams(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tok := invindex.NewTokenizer(p)
 	var out []QueryMatch
 	for _, id := range cands {
 		t, ok := texts[id]

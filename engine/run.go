@@ -163,7 +163,7 @@ func (e *Engine) chooseKind(ctx context.Context, full bool, rep *RunReport) (boo
 		return full, err
 	}
 	if !full {
-		if reason := e.ensureIndex(committedGen); reason != "" {
+		if reason := e.ensureIndex(ctx, committedGen); reason != "" {
 			full, rep.Reason = true, reason
 		} else if prev, err := committedSettings(ctx, e.pool, committedGen); err != nil {
 			return full, err
@@ -261,7 +261,7 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 		return nil, nil, err
 	}
 	plan := cluster.Plan{
-		Run: runID, Full: full, Params: e.cfg.Params(),
+		Run: runID, Full: full, Params: e.params(),
 		DFCap: e.DFCap(), MinShared: e.MinShared(),
 		TopK: e.cfg.Engine.TopK, BatchSize: e.cfg.Engine.BatchSize,
 	}
@@ -276,7 +276,7 @@ func (e *Engine) compute(ctx context.Context, runID int64, full bool, rep *RunRe
 	if err != nil {
 		return nil, nil, err
 	}
-	templates, err := loadTemplates(ctx, e.pool, e.cfg.Params(), cs.xmin)
+	templates, err := loadTemplates(ctx, e.pool, e.params(), cs.xmin)
 	if err != nil {
 		return nil, nil, err
 	}

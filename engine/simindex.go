@@ -72,7 +72,7 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("similarity index: %w", err)
 	}
-	tpl, err := loadTemplates(ctx, e.pool, e.cfg.Params(), 0)
+	tpl, err := loadTemplates(ctx, e.pool, e.params(), 0)
 	if err != nil {
 		return st, fmt.Errorf("similarity index: %w", err)
 	}

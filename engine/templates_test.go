@@ -77,7 +77,7 @@ func TestEngine_Templates(t *testing.T) {
 			t.Fatalf("run %d is %s (%s), want incremental", run, rep.Kind, rep.Reason)
 		}
 		checkAgainstReference(t, pool, cfg, "after incremental run "+strconv.Itoa(run))
-		trimmed += templateTrimmed(t, cfg.Params(), pool)
+		trimmed += templateTrimmed(t, e.params(), pool)
 	}
 	if trimmed == 0 {
 		t.Fatalf("no document was ever indexed without template chunks: the test proves nothing (seed %d)", seed)

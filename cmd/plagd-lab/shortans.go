@@ -90,8 +90,8 @@ related lists. PROSE_PATH as for pan-gen; for docs/QUALITY.md:
 			for _, a := range answers {
 				r.Answers[a.Grade]++
 			}
-			// The configuration's index parameters (extra_window_words, say)
-			// apply in process too.
+			// The index parameters a run over this archive resolves
+			// (extra_window_words, auto or set) apply in process too.
 			var cfg config.Config
 			if inProcess {
 				cfg, err = config.Load(g.ConfigPath)
@@ -101,7 +101,7 @@ related lists. PROSE_PATH as for pan-gen; for docs/QUALITY.md:
 			if err != nil {
 				return err
 			}
-			scores := shortans.Scores(ctx, c, shortans.ScoreOptions{Params: cfg.Params()})
+			scores := shortans.Scores(ctx, c, shortans.ScoreOptions{Params: cfg.Engine.ParamsFor(len(answers) + len(c.Questions))})
 			for n, s := range scores {
 				r.InProcess[n] = shortans.Measure(answers, s)
 			}

@@ -32,12 +32,14 @@ func TestCLI_EvalPan(t *testing.T) {
 	all := r.Scores[pan.Overall]
 	t.Logf("plagdet %.3f P %.3f R %.3f G %.3f, retrieval@100 %.3f (none %.3f)", all.Plagdet, all.Precision,
 		all.Recall, all.Granularity, r.Retrieval[pan.Overall].At100, r.Retrieval["none"].At100)
-	if all.Plagdet < 0.85 || all.Precision < 0.95 {
-		t.Errorf("plagdet %.3f < 0.85 or precision %.3f < 0.95", all.Plagdet, all.Precision)
+	if all.Plagdet < 0.9 || all.Precision < 0.95 {
+		t.Errorf("plagdet %.3f < 0.9 or precision %.3f < 0.95", all.Plagdet, all.Precision)
 	}
-	// The related documents bring reworded sources that share no chunk.
-	if rt := r.Retrieval[pan.Overall]; rt.AlignedShare < 0.9 || rt.AlignedShare <= rt.At100 {
-		t.Errorf("sources aligned %.3f, by shared chunks alone %.3f: want at least 0.9 and more than by chunks", rt.AlignedShare, rt.At100)
+	// An archive this small is indexed with 3-word windows too
+	// (config.AutoExtraWindowWords), which reach the reworded sources that
+	// share no 5-word run; the related documents are aligned besides.
+	if rt := r.Retrieval[pan.Overall]; rt.At100 < 0.95 || rt.AlignedShare < rt.At100 {
+		t.Errorf("sources by shared chunks %.3f, aligned %.3f: want at least 0.95, and no fewer aligned", rt.At100, rt.AlignedShare)
 	}
 	if r.Retrieval["none"].At100 != 1 {
 		t.Errorf("unobfuscated retrieval@100 = %.3f, want 1", r.Retrieval["none"].At100)

@@ -229,22 +229,23 @@ func (s *Store) readBase(lo, hi uint64, gen int64, instance string, p invindex.P
 // (cluster.BaseFiles) sees them.
 type Files struct {
 	s        *Store
-	p        invindex.Params
+	params   func() invindex.Params
 	instance func() string
 }
 
-// NewFiles are s's base files for the index parameters p; instance names
-// the database (read when a file is written or checked).
-func NewFiles(s *Store, p invindex.Params, instance func() string) *Files {
-	return &Files{s: s, p: p, instance: instance}
+// NewFiles are s's base files; params are the index parameters of the
+// current run (the second chunk kind may depend on the archive's size),
+// instance names the database (both read when a file is written or checked).
+func NewFiles(s *Store, params func() invindex.Params, instance func() string) *Files {
+	return &Files{s: s, params: params, instance: instance}
 }
 
 func (f *Files) header() invindex.Header {
-	return invindex.Header{Params: f.p, HashVersion: invindex.HashVersion, Instance: f.instance()}
+	return invindex.Header{Params: f.params(), HashVersion: invindex.HashVersion, Instance: f.instance()}
 }
 
 func (f *Files) ReadBase(lo, hi uint64, gen int64) (*invindex.Slice, error) {
-	return f.s.readBase(lo, hi, gen, f.instance(), f.p)
+	return f.s.readBase(lo, hi, gen, f.instance(), f.params())
 }
 
 // HasBase reports only files this store wrote or checked: a file of another

@@ -31,7 +31,7 @@ func TestIndexStore_ReusesOnlyItsOwnFiles(t *testing.T) {
 	}
 
 	s := &Store{dir: dir}
-	files := &Files{s: s, p: p, instance: func() string { return instance }}
+	files := &Files{s: s, params: func() invindex.Params { return p }, instance: func() string { return instance }}
 	if files.HasBase(0, hi, 1) {
 		t.Fatal("HasBase reports a file this store neither wrote nor checked")
 	}

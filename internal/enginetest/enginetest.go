@@ -42,7 +42,6 @@ type SimRow struct {
 func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 	t.Helper()
 	ctx := context.Background()
-	skip := templateSkip(t, pool, cfg)
 	rows, err := pool.Query(ctx, `select id, content, filename, content_type, text from documents where deleted_at is null`)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +74,8 @@ func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 	if minShared <= 0 {
 		minShared = config.AutoMinShared(n)
 	}
-	p := cluster.Plan{Params: cfg.Params(), DFCap: cfg.Engine.DFCapFor(n), MinShared: minShared, TopK: cfg.Engine.TopK}
+	p := cluster.Plan{Params: cfg.Engine.ParamsFor(n), DFCap: cfg.Engine.DFCapFor(n), MinShared: minShared, TopK: cfg.Engine.TopK}
+	skip := templateSkip(t, pool, p.Params)
 	var out []SimRow
 	for _, r := range clustertest.ReferenceSkip(live, p, skip) {
 		out = append(out, SimRow{r.Doc, r.Other, int(r.Shared)})
@@ -86,7 +86,7 @@ func Reference(t testing.TB, pool *pgxpool.Pool, cfg config.Config) []SimRow {
 // templateSkip is the chunk filter of the registered templates, the plain
 // way: a document skips the chunks (ID and fingerprint) of every template
 // registered for its kind or for all kinds.
-func templateSkip(t testing.TB, pool *pgxpool.Pool, cfg config.Config) func(doc int64, chunk uint32, check uint8) bool {
+func templateSkip(t testing.TB, pool *pgxpool.Pool, params invindex.Params) func(doc int64, chunk uint32, check uint8) bool {
 	t.Helper()
 	ctx := context.Background()
 	ts, err := store.ListTemplates(ctx, pool)
@@ -110,7 +110,7 @@ func templateSkip(t testing.TB, pool *pgxpool.Pool, cfg config.Config) func(doc 
 		kinds[id] = kind
 	}
 	rows.Close()
-	tok := invindex.NewTokenizer(cfg.Params())
+	tok := invindex.NewTokenizer(params)
 	type key struct {
 		chunk uint32
 		check uint8
