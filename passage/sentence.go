@@ -110,6 +110,39 @@ func (d *Doc) SetTerms(terms []uint64) {
 // sentences returns d's sentences (SetTerms), with their terms.
 func (d *Doc) sentences() []sentence { return d.sents }
 
+// sentenceSizes returns the size of a sentence of a in a pair with one of
+// b: its terms in at most limA of a's sentences and at most limB of b's.
+// Each is found when first asked for. The terms common in b are few (each
+// is in more than limB of b's sentences), so they are counted per sentence
+// of a up front instead of looking every term of a up in b.
+func sentenceSizes(a, b *Doc, limA, limB int32) func(i int32) int32 {
+	sa := a.sentences()
+	sizeA := make([]int32, len(sa))
+	for i := range sizeA {
+		sizeA[i] = -1
+	}
+	commonInB := make([]int32, len(sa))
+	b.termSents.over(limB, func(term uint64) {
+		if ps := a.termSents.lookup(term); int32(len(ps)) <= limA {
+			for _, i := range ps {
+				commonInB[i]++
+			}
+		}
+	})
+	return func(i int32) int32 {
+		if sizeA[i] < 0 {
+			n := -commonInB[i]
+			for _, x := range sa[i].terms {
+				if x.df <= limA {
+					n++
+				}
+			}
+			sizeA[i] = n
+		}
+		return sizeA[i]
+	}
+}
+
 // sentenceSeeds returns the seeds of the sentence pairs of a and b that
 // match (see above): one per shared term, at its first word in each
 // sentence (windowAt).
@@ -121,23 +154,8 @@ func sentenceSeeds(a, b *Doc, dice float64) []seed {
 	limA := int32(max(4, int(maxTermSentences*float64(len(sa)))))
 	limB := int32(max(4, int(maxTermSentences*float64(len(sb)))))
 	// The terms that count: those common in neither text count neither in
-	// a pair's overlap nor in its sizes. sizeA is found when a sentence of
-	// a is first touched (-1 before).
-	sizeA := make([]int32, len(sa))
-	for i := range sizeA {
-		sizeA[i] = -1
-	}
-	sizeOfA := func(i int32) int32 {
-		if sizeA[i] < 0 {
-			sizeA[i] = 0
-			for _, x := range sa[i].terms {
-				if x.df <= limA && int32(len(b.termSents.lookup(x.term))) <= limB {
-					sizeA[i]++
-				}
-			}
-		}
-		return sizeA[i]
-	}
+	// a pair's overlap nor in its sizes.
+	sizeOfA := sentenceSizes(a, b, limA, limB)
 	shared := make([]int32, len(sa))
 	var touched []int32
 	var pairs []sentencePair

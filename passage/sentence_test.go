@@ -191,3 +191,46 @@ func TestTermSents(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceSizes: a sentence's size in a pair, found from the terms
+// common in the other text, is the plain count: its terms in at most limA
+// sentences of its own text and at most limB of the other's.
+func TestSentenceSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(alignSeed(t), 6))
+	doc := func() *Doc {
+		var sents []sentence
+		n := 0
+		for range 1 + rng.IntN(60) {
+			var s sentence
+			seen := map[uint64]bool{}
+			for range rng.IntN(12) {
+				term := 1 + uint64(rng.IntN(25))<<uint(rng.IntN(60))
+				if !seen[term] {
+					seen[term] = true
+					s.terms = append(s.terms, termAt{term: term})
+					n++
+				}
+			}
+			sents = append(sents, s)
+		}
+		d := &Doc{sents: sents}
+		d.termSents.build(d.sents, n)
+		return d
+	}
+	for iter := 0; iter < 200; iter++ {
+		a, b := doc(), doc()
+		limA, limB := int32(rng.IntN(8)), int32(rng.IntN(8))
+		size := sentenceSizes(a, b, limA, limB)
+		for _, i := range rng.Perm(len(a.sents)) {
+			want := int32(0)
+			for _, x := range a.sents[i].terms {
+				if x.df <= limA && int32(len(b.termSents.lookup(x.term))) <= limB {
+					want++
+				}
+			}
+			if got := size(int32(i)); got != want {
+				t.Fatalf("iteration %d, limits %d/%d: size of sentence %d = %d, want %d", iter, limA, limB, i, got, want)
+			}
+		}
+	}
+}

@@ -93,3 +93,12 @@ func (x *termSents) lookup(k uint64) []int32 {
 	}
 	return nil
 }
+
+// over calls f with every term in more than lim sentences.
+func (x *termSents) over(lim int32, f func(term uint64)) {
+	for slot, k := range x.keys {
+		if k != 0 && int32(x.off[slot+1]-x.off[slot]) > lim {
+			f(k)
+		}
+	}
+}
