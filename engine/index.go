@@ -9,6 +9,7 @@ import (
 
 	"github.com/plagd/plagd/cluster"
 	"github.com/plagd/plagd/engine/indexfiles"
+	"github.com/plagd/plagd/invindex"
 )
 
 // ensureIndex makes the master hold the committed generation, loading it from
@@ -62,25 +63,27 @@ const abortTimeout = 10 * time.Second
 // WaitSaved blocks until background index saves have finished.
 func (e *Engine) WaitSaved() { e.saving.Wait() }
 
-// save persists generation gen unless a newer run has committed meanwhile (its
-// own save supersedes this one). Failure is logged, not returned: the results
-// are committed; a restart without the files runs in full.
-func (e *Engine) save(gen int64, log zerolog.Logger) {
+// save persists generation gen, chunked with p, unless a newer run has
+// committed meanwhile (its own save supersedes this one). Failure is logged,
+// not returned: the results are committed; a restart without the files runs
+// in full.
+func (e *Engine) save(gen int64, p invindex.Params, log zerolog.Logger) {
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
 	if e.cur().Generation() != gen {
 		return
 	}
 	t := time.Now()
-	if err := e.persist(gen); err != nil {
+	if err := e.persist(gen, p); err != nil {
 		log.Error().Err(err).Str("data_dir", e.cfg.DataDir).Msg("saving the index failed; after a restart the next run will be full")
 		return
 	}
 	log.Debug().Dur("took_ms", time.Since(t)).Msg("index saved")
 }
 
-// persist saves the master's committed index and drops older generations.
-func (e *Engine) persist(gen int64) error {
+// persist saves the master's committed index, chunked with p, and drops
+// older generations.
+func (e *Engine) persist(gen int64, p invindex.Params) error {
 	nodes := e.cur().Nodes()
 	if e.files != nil {
 		ds := make([]*cluster.DiskState, len(nodes))
@@ -97,7 +100,7 @@ func (e *Engine) persist(gen int64) error {
 				return fmt.Errorf("node %d holds generation %d, not %d", i, g, gen)
 			}
 		}
-		return e.store.Save(gen, e.instance, e.params(), e.cur().Docs(), indexfiles.DiskRanges(ds))
+		return e.store.Save(gen, e.instance, p, e.cur().Docs(), indexfiles.DiskRanges(ds))
 	}
 	states := make([]*cluster.NodeState, len(nodes))
 	for i, n := range nodes {
@@ -107,5 +110,5 @@ func (e *Engine) persist(gen int64) error {
 		}
 		states[i] = st
 	}
-	return e.store.Save(gen, e.instance, e.params(), e.cur().Docs(), indexfiles.MemRanges(states))
+	return e.store.Save(gen, e.instance, p, e.cur().Docs(), indexfiles.MemRanges(states))
 }

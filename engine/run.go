@@ -116,17 +116,20 @@ func (e *Engine) Run(ctx context.Context, full bool) (rep RunReport, err error) 
 	if err := e.refreshAfterRun(ctx, &rep, log); err != nil {
 		return rep, fmt.Errorf("run %d committed, but its similarity indexes are not all stored (the next run finishes them): %w", runID, err)
 	}
+	// The files carry this run's chunking parameters, which the next run
+	// may resolve differently (config.AutoExtraWindowWords).
+	params := e.params()
 	if e.SaveInBackground {
 		// The in-memory index is current; the files only serve a restart, so
 		// the next run need not wait for them (slices are immutable once committed).
 		e.saving.Add(1)
 		go func() {
 			defer e.saving.Done()
-			e.save(runID, log)
+			e.save(runID, params, log)
 		}()
 	} else {
 		t := time.Now()
-		e.save(runID, log)
+		e.save(runID, params, log)
 		rep.Phases["save"] = time.Since(t)
 	}
 	ev := log.Info().Dur("duration_ms", rep.Duration).Int("changed", rep.Changed).Int("indexed", rep.Indexed).
@@ -193,6 +196,9 @@ func (e *Engine) computeAndCommit(ctx context.Context, runID int64, full bool, r
 	defer func() {
 		if err != nil {
 			e.abort(ctx)
+			// The limits this run resolved were not committed: queries
+			// read those of the last committed run again (queryLimits).
+			e.limits.Store(nil)
 			failRun(context.WithoutCancel(ctx), e.pool, runID, err, log)
 		}
 	}()
