@@ -44,10 +44,17 @@ func (e *Engine) resolveLimits(ctx context.Context) error {
 // the configuration's (config.Engine.Params, no auto second chunk kind).
 // A query must use queryParams.
 func (e *Engine) params() invindex.Params {
-	p := e.cfg.Params()
 	if l := e.limits.Load(); l != nil {
-		p.ExtraWindowWords = l.extraWords
+		return e.chunking(*l)
 	}
+	return e.cfg.Params()
+}
+
+// chunking are the configuration's chunking parameters with the second
+// chunk kind l resolved.
+func (e *Engine) chunking(l limits) invindex.Params {
+	p := e.cfg.Params()
+	p.ExtraWindowWords = l.extraWords
 	return p
 }
 
@@ -58,9 +65,7 @@ func (e *Engine) queryParams(ctx context.Context) (invindex.Params, error) {
 	if err != nil {
 		return invindex.Params{}, err
 	}
-	p := e.cfg.Params()
-	p.ExtraWindowWords = l.extraWords
-	return p, nil
+	return e.chunking(l), nil
 }
 
 // queryLimits are the limits a query against the committed index must use:
@@ -99,9 +104,7 @@ func (e *Engine) committedParams(ctx context.Context, gen int64) (invindex.Param
 		return invindex.Params{}, err
 	}
 	l, _ := parseLimits(s)
-	p := e.cfg.Params()
-	p.ExtraWindowWords = l.extraWords
-	return p, nil
+	return e.chunking(l), nil
 }
 
 // parseLimits reads min_shared, df_cap and extra_window_words back from a
