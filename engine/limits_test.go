@@ -22,7 +22,8 @@ import (
 // source (every fourth word replaced) is on the source's list; when the
 // archive grows past the threshold the next run is full, without the
 // second kind, and the pair is gone; when it shrinks below again, the pair
-// is back. After each run the similarities equal the reference's, and a
+// is back. The automatic df cap steps at the same size (50 to 100). After
+// each run the similarities equal the reference's, and a
 // fresh engine (another process: plagd check) chunks a checked text as
 // the committed index was chunked.
 func TestExtraWindows_AutoCrossesThreshold(t *testing.T) {
@@ -64,6 +65,11 @@ func TestExtraWindows_AutoCrossesThreshold(t *testing.T) {
 		rep := mustRun(t, e, false)
 		if rep.Kind != kind || e.params().ExtraWindowWords != extra {
 			t.Fatalf("%s: run %s (%s) with extra windows of %d words, want %s with %d", when, rep.Kind, rep.Reason, e.params().ExtraWindowWords, kind, extra)
+		}
+		// The automatic df cap steps at the same size (config.AutoDFCap):
+		// the crossing runs change both.
+		if wantCap := map[bool]int{true: 50, false: 100}[extra > 0]; e.DFCap() != wantCap {
+			t.Fatalf("%s: df cap %d, want %d", when, e.DFCap(), wantCap)
 		}
 		if kind == "full" && rep.ID > 1 && !strings.Contains(rep.Reason, "settings changed") {
 			t.Fatalf("%s: full run for %q, want changed settings", when, rep.Reason)
