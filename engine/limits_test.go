@@ -25,12 +25,28 @@ import (
 // is back. The automatic df cap steps at the same size (50 to 100). After
 // each run the similarities equal the reference's, and a
 // fresh engine (another process: plagd check) chunks a checked text as
-// the committed index was chunked.
+// the committed index was chunked. With remote nodes the parameters
+// travel with each run to the nodes, and the master's disk copy of the
+// index (no df cap) is written and read with the run's.
 func TestExtraWindows_AutoCrossesThreshold(t *testing.T) {
+	t.Run("in-process", func(t *testing.T) {
+		url := pgtest.NewDB(t)
+		crossThreshold(t, url, enginetest.Config(t, url, 2), true)
+	})
+	t.Run("remote nodes, disk copy", func(t *testing.T) {
+		url := pgtest.NewDB(t)
+		servers := []*nodeServer{startNodeServer(t, "127.0.0.1:0"), startNodeServer(t, "127.0.0.1:0")}
+		cfg := clusterConfig(t, url, []string{servers[0].addr, servers[1].addr})
+		cfg.Engine.DFCap = -1 // every chunk counted: the master's copy is on disk
+		crossThreshold(t, url, cfg, false)
+	})
+}
+
+// crossThreshold is TestExtraWindows_AutoCrossesThreshold on one
+// configuration; autoCap: df_cap is auto, and steps with the threshold.
+func crossThreshold(t *testing.T, url string, cfg config.Config, autoCap bool) {
 	seed := enginetest.Seed(t)
-	url := pgtest.NewDB(t)
 	pool := pgtest.Pool(t, url)
-	cfg := enginetest.Config(t, url, 2)
 	cfg.Engine.ExtraWindowWords = 0 // auto
 	ctx := context.Background()
 	g := testtext.NewWordGen(seed)
@@ -60,6 +76,10 @@ func TestExtraWindows_AutoCrossesThreshold(t *testing.T) {
 	}
 
 	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	defer e.Close()
+	if !autoCap && e.files == nil {
+		t.Fatal("remote nodes without a df cap: the master's copy should be on disk")
+	}
 	step := func(when string, kind string, extra int, paired bool) {
 		t.Helper()
 		rep := mustRun(t, e, false)
@@ -68,7 +88,7 @@ func TestExtraWindows_AutoCrossesThreshold(t *testing.T) {
 		}
 		// The automatic df cap steps at the same size (config.AutoDFCap):
 		// the crossing runs change both.
-		if wantCap := map[bool]int{true: 50, false: 100}[extra > 0]; e.DFCap() != wantCap {
+		if wantCap := map[bool]int{true: 50, false: 100}[extra > 0]; autoCap && e.DFCap() != wantCap {
 			t.Fatalf("%s: df cap %d, want %d", when, e.DFCap(), wantCap)
 		}
 		if kind == "full" && rep.ID > 1 && !strings.Contains(rep.Reason, "settings changed") {
@@ -88,8 +108,11 @@ func TestExtraWindows_AutoCrossesThreshold(t *testing.T) {
 		if paired != (shared == 6) || !paired && shared != 0 {
 			t.Fatalf("%s: the reworded copy shares %d chunks with its source, want paired=%v (6)", when, shared, paired)
 		}
-		// Another process chunks a checked text as the committed index was.
+		// Another process chunks a checked text as the committed index was,
+		// loaded from the files the run saved.
+		e.WaitSaved()
 		fresh := NewEngine(cfg, pool, enginetest.Logger(t))
+		defer fresh.Close()
 		p, err := fresh.queryParams(ctx)
 		if err != nil || p.ExtraWindowWords != extra {
 			t.Fatalf("%s: a fresh engine's query parameters %+v (%v), want extra windows of %d words", when, p, err, extra)
