@@ -1,0 +1,14 @@
+-- plagd schema, version 18: the related vectors stay in their rows.
+--
+-- A related vector of 200 terms is about 2.4 KB (terms 1.6 KB, weights
+-- 0.8 KB), above the 2 KB at which PostgreSQL compresses a row's largest
+-- values and moves them out of line (TOAST). Term hashes and weights do not
+-- compress (246 MB with TOAST against 243 MB inline for the 100,100 vectors
+-- of the realistic 100k archive), so every run paid for the attempt and the
+-- second table: inserting those vectors took 2.4 and 3.0 s with TOAST,
+-- 1.3 and 1.2 s inline (by hand, docs/PERFORMANCE.md). A full run writes
+-- every vector and an incremental run its changed documents'. Rows up to
+-- 8,160 bytes now stay whole; a vector of every term (related.max_terms 0)
+-- may still be longer and is moved out as before. Existing rows keep their
+-- form until a run writes them again.
+alter table related_vectors set (toast_tuple_target = 8160);
