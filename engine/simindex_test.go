@@ -107,13 +107,16 @@ func referenceIndexes(t testing.TB, pool *pgxpool.Pool, cfg config.Config) map[i
 	if err != nil {
 		t.Fatal(err)
 	}
-	tpl, err := loadTemplates(ctx, pool, cfg.Params(), 0)
+	// The index's chunking, second chunk kind included: common text is a
+	// chunk ID in more documents than the cap, whichever kind put it there.
+	params := cfg.Engine.ParamsFor(live)
+	tpl, err := loadTemplates(ctx, pool, params, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Document frequencies of the chunk IDs each document is indexed with.
 	df := map[uint32]int{}
-	tok := invindex.NewTokenizer(cfg.Params())
+	tok := invindex.NewTokenizer(params)
 	for _, id := range ids {
 		t := texts[id]
 		_, chunks, checks := tok.DocChunks(*t.body)
