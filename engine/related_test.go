@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/internal/testtext"
 	"github.com/plagd/plagd/related"
 )
 
@@ -328,12 +330,18 @@ func TestRelated_MaxTermsChangeRebuilds(t *testing.T) {
 	cfg := enginetest.Config(t, url, 1)
 	cfg.Related.MaxTerms = 0
 	c := enginetest.NewCorpus(seed)
+	// Ten words of each document's own: terms in one document, which no
+	// share cut removes, so that every vector is longer than the cut (the
+	// corpus's words are shared widely, and seed 1795761596053626268 left
+	// no vector of more than 6 terms without them).
+	own := testtext.NewWordGen(seed)
 	ctx := context.Background()
 	var ids []int64
 	for i := range 104 {
 		var id int64
+		text := c.Text() + "\n\n" + own.Words("own"+strconv.Itoa(i)+"x", 10)
 		if err := pool.QueryRow(ctx, `insert into documents (title, text) values ($1, $2) returning id`,
-			fmt.Sprintf("doc %d", i), c.Text()).Scan(&id); err != nil {
+			fmt.Sprintf("doc %d", i), text).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, id)
