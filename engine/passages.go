@@ -139,7 +139,7 @@ func (e *Engine) CheckText(ctx context.Context, text string, top int, opt report
 		srcs = append(srcs, s)
 	}
 	opt.Align = reportAlign(e.cfg, opt.Align)
-	rep := report.Build(ctx, e.cfg.Params(), text, srcs, opt)
+	rep := report.Build(ctx, p, text, srcs, opt)
 	rep.Chunks = len(chunks)
 	// The text's own flags; a caller that read it from a file merges what
 	// extraction found (disguise.Merge), as a run does (disguise.Of).

@@ -72,7 +72,9 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("similarity index: %w", err)
 	}
-	tpl, err := loadTemplates(ctx, e.pool, e.params(), 0)
+	// The committed run's chunking (reports align on its main windows).
+	params := e.params()
+	tpl, err := loadTemplates(ctx, e.pool, params, 0)
 	if err != nil {
 		return st, fmt.Errorf("similarity index: %w", err)
 	}
@@ -89,7 +91,7 @@ func (e *Engine) RefreshIndex(ctx context.Context) (IndexStats, error) {
 	// Three stages overlap: reading a batch's lists and texts, aligning
 	// the previous batch, and storing the one before.
 	g, gctx := errgroup.WithContext(ctx)
-	docs := newDocCache(e.cfg.Params(), reportAlign(e.cfg, passage.Options{}), indexCacheBytes, plan.uses)
+	docs := newDocCache(params, reportAlign(e.cfg, passage.Options{}), indexCacheBytes, plan.uses)
 	loaded := make(chan indexLoad, 1)
 	done := make(chan indexDone, 1)
 	g.Go(func() error {
@@ -221,7 +223,7 @@ func (e *Engine) computeIndexes(ctx context.Context, l indexLoad, ct *CommonText
 			opt := report.Options{SourceDoc: docs.get, TextDoc: docs.get(id, *doc.body), Align: docs.align}
 			ct.applyMembership(&opt)
 			tpl.applyTemplates(&opt, doc.head.Kind)
-			rep := report.Build(ctx, e.cfg.Params(), *doc.body, srcs, opt)
+			rep := report.Build(ctx, docs.p, *doc.body, srcs, opt)
 			rep.Doc, rep.Header = id, doc.head
 			out[i], have[i], aligned[i] = docIndex{id: id, idx: rep.Index()}, true, len(srcs)
 			return ctx.Err()
