@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"runtime"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -64,14 +65,18 @@ func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]rel
 // vectors' terms in a new related.Dict and keeps it in st with the index,
 // for the next incremental run. When ctx ends it stops within about one task and
 // returns ctx's error.
-func exactSelfHere(ctx context.Context, st *relatedState, k int) (lists [][]related.Neighbor, err error) {
+func exactSelfHere(ctx context.Context, st *relatedState, k int, stats *relatedStats) (lists [][]related.Neighbor, err error) {
 	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
 	err = related.Catch(func() {
+		start := time.Now()
 		dict := related.NewDict()
 		docs := dict.Docs(st.vecs, pool)
 		s := related.SelfSet(dict, docs)
 		x := related.NewIndex(s)
+		stats.Index = time.Since(start)
+		start = time.Now()
 		lists, _ = related.ExactSelf(s, x, k, pool)
+		stats.Join = time.Since(start)
 		st.dict, st.docs = dict, docs
 		st.base, st.baseIDs, st.stale = x, st.ids, map[int64]bool{}
 	})

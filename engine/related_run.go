@@ -277,7 +277,7 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 	var lists [][]related.Neighbor
 	var err error
 	if method == "exact" && len(e.relatedClients()) == 0 {
-		lists, err = exactSelfHere(ctx, st, u.depth)
+		lists, err = exactSelfHere(ctx, st, u.depth, &u.stats)
 	} else {
 		lists, err = e.joinRelated(ctx, cluster.RelatedJob{K: u.depth, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
 			Data: st.vecs, Queries: st.vecs, Same: same})

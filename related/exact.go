@@ -207,6 +207,21 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 				qi = int(qs[j])
 			}
 			q := &s.q[qi]
+			// As in ExactSelf: with postings at least half as many as the
+			// documents, the accumulator is read whole, in order.
+			var reads int64
+			for _, t := range q.t {
+				for part := x; part != nil; part = part.delta {
+					if int(t)+1 < len(part.off) {
+						reads += part.off[t+1] - part.off[t]
+					}
+				}
+			}
+			n += reads
+			dense := 2*reads >= int64(x.docs)
+			if denseAcc != 0 {
+				dense = denseAcc > 0
+			}
 			touched = touched[:0]
 			for i, t := range q.t {
 				qw := float64(q.w[i])
@@ -215,9 +230,16 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 						continue // a term numbered after part was built
 					}
 					lo, hi := part.off[t], part.off[t+1]
-					n += hi - lo
 					docs, ws := part.doc[lo:hi], part.w[lo:hi]
 					ws = ws[:len(docs)]
+					if dense {
+						for j, d := range docs {
+							if d >= 0 { // not gone from the Set since part was built (Reuse)
+								acc[d] += qw * float64(ws[j])
+							}
+						}
+						continue
+					}
 					for j, d := range docs {
 						if d < 0 {
 							continue // gone from the Set since part was built (Reuse)
@@ -231,25 +253,40 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 			}
 			top.reset(k)
 			worst := math.Inf(-1) // of q's list once full
-			for _, d := range touched {
-				a := acc[d]
-				acc[d] = 0
+			offer := func(d int32, a float64) {
 				above := math.Inf(1) // no floor: no pair is above it
 				if floor != nil {
 					above = float64(floor[d])
 				}
+				// An untouched document's sum is 0: below q's list once
+				// full, and never offered (sim <= 0).
 				if belowBoth(a, worst, above) {
-					continue
+					return
 				}
 				sim := simOf(a)
 				if sim <= 0 || s.isSelf(qi, d) {
-					continue
+					return
 				}
 				if top.push(Neighbor{d, sim}) {
 					worst = float64(top.h[0].Sim)
 				}
 				if floor != nil && sim >= floor[d] {
 					hits[c] = append(hits[c], aboveHit{d, int32(j), sim})
+				}
+			}
+			if dense {
+				for d, a := range acc {
+					if a == 0 {
+						continue
+					}
+					offer(int32(d), a)
+				}
+				clear(acc)
+			} else {
+				for _, d := range touched {
+					a := acc[d]
+					acc[d] = 0
+					offer(d, a)
 				}
 			}
 			out[j] = top.sorted()

@@ -124,15 +124,21 @@ func TestExactSelfEqualsExact(t *testing.T) {
 			s := Prepare(nil, d, true, Pool(3))
 			x := NewIndex(s)
 			want, all := Exact(s, x, k, Pool(3))
-			got, half := ExactSelf(s, x, k, Pool(3))
-			for i := range want {
-				if !slices.Equal(got[i], want[i]) {
-					t.Fatalf("n=%d k=%d: document %d: %v, Exact gives %v", n, k, i, got[i], want[i])
+			// Each way of reading the accumulator (the whole of it, the
+			// documents touched, chosen per query) gives the same lists.
+			for _, mode := range []int{0, 1, -1} {
+				denseAcc = mode
+				got, half := ExactSelf(s, x, k, Pool(3))
+				denseAcc = 0
+				for i := range want {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("n=%d k=%d mode %d: document %d: %v, Exact gives %v", n, k, mode, i, got[i], want[i])
+					}
 				}
-			}
-			sameLists(t, "brute", got, brute(nil, d, true, k, 0))
-			if n > 2 && 2*half.Postings > all.Postings {
-				t.Errorf("n=%d: %d postings read, Exact reads %d", n, half.Postings, all.Postings)
+				sameLists(t, "brute", got, brute(nil, d, true, k, 0))
+				if n > 2 && 2*half.Postings > all.Postings {
+					t.Errorf("n=%d: %d postings read, Exact reads %d", n, half.Postings, all.Postings)
+				}
 			}
 		}
 	}
@@ -234,6 +240,16 @@ func TestExactJoins_SkippingBelowTheFloorsChangesNothing(t *testing.T) {
 		s := Prepare(nil, d, true, Pool(2))
 		x := NewIndex(s)
 		self, _ = ExactSelf(s, x, 7, Pool(2))
+		for _, mode := range []int{1, -1} {
+			denseAcc = mode
+			forced, _ := ExactSelf(s, x, 7, Pool(2))
+			denseAcc = 0
+			for i := range self {
+				if !slices.Equal(forced[i], self[i]) {
+					t.Fatalf("ExactSelf, list %d: mode %d gives %v, the chosen modes %v", i, mode, forced[i], self[i])
+				}
+			}
+		}
 		ex, _ = Exact(s, x, 7, Pool(2))
 		// Floors at similarities that occur: the k-th of each document's list.
 		floor := make([]float32, len(d))
