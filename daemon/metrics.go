@@ -67,6 +67,9 @@ func NewMetrics() *Metrics {
 func (m *Metrics) ObserveRun(rep engine.RunReport) {
 	m.runs.WithLabelValues(rep.Kind, "committed").Inc()
 	m.runDuration.WithLabelValues(rep.Kind).Observe(rep.Duration.Seconds())
+	// The last run's phases only: a phase another kind of run has (a full
+	// run's related_join, a run's save) must not linger.
+	m.phase.Reset()
 	for name, d := range rep.Phases {
 		m.phase.WithLabelValues(name).Set(d.Seconds())
 	}

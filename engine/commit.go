@@ -41,7 +41,7 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 		if err := writeDocState(ctx, tx, runID, full, out); err != nil {
 			return err
 		}
-		for _, u := range updates {
+		for _, u := range writeOrder(updates) {
 			if err := u.Write(ctx, tx, runID); err != nil {
 				return err
 			}
@@ -70,6 +70,33 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 		return err
 	})
 	return st, err
+}
+
+// writeOrder is updates with those still being computed last (a rebuild's
+// related join, see relatedPhase.Finish), so that the commit's other
+// writes run while they finish.
+func writeOrder(updates []Update) []Update {
+	out := make([]Update, 0, len(updates))
+	var later []Update
+	for _, u := range updates {
+		if l, ok := u.(interface{ late() bool }); ok && l.late() {
+			later = append(later, u)
+			continue
+		}
+		out = append(out, u)
+	}
+	return append(out, later...)
+}
+
+// abandonAll stops what updates still compute (a run that failed before
+// or during its commit) and waits for it; after a commit that wrote them
+// it has nothing left to stop.
+func abandonAll(updates []Update) {
+	for _, u := range updates {
+		if a, ok := u.(interface{ abandon() }); ok {
+			a.abandon()
+		}
+	}
 }
 
 // writeSimilarities replaces the rows the run recomputed and returns how

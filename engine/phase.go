@@ -155,15 +155,16 @@ func (e *Engine) runPhases(ctx context.Context, r *RunState, rep *RunReport) ([]
 	if err != nil {
 		return nil, err
 	}
-	updates := make([]Update, len(phases))
+	updates := make([]Update, 0, len(phases))
 	for i, p := range phases {
 		t := time.Now()
 		u, err := p.Finish(ctx, r)
 		rep.Phases[p.Name()] = took[i] + time.Since(t)
 		if err != nil {
+			abandonAll(updates)
 			return nil, fmt.Errorf("%s: %w", p.Name(), err)
 		}
-		updates[i] = u
+		updates = append(updates, u)
 	}
 	return updates, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -505,4 +506,61 @@ func TestRelated_HardDeleteIsHiddenThenTakenOut(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRelated_CommitFailsWhileTheJoinRuns: a full run's related self join
+// runs on while its commit writes the other tables (relatedPhase.Finish).
+// When one of those writes fails, the run fails as a whole: nothing of it
+// is committed, the join is stopped and waited for (it is held until it is
+// cancelled: without the stop the run would never return), and the next
+// run, whose commit waits for its held join, commits everything, exact.
+func TestRelated_CommitFailsWhileTheJoinRuns(t *testing.T) {
+	seed := enginetest.Seed(t)
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	m := &enginetest.Mutator{T: t, Pool: pool, C: enginetest.NewCorpus(seed), Rng: rand.New(rand.NewPCG(seed, 17))}
+	for range 40 {
+		m.Step()
+	}
+	ctx := context.Background()
+	// The texts are written before the related update, which waits for
+	// its join: a failure there comes while the join may still run.
+	if _, err := pool.Exec(ctx, `
+		create function plagd_test_fail() returns trigger language plpgsql as $$
+		begin raise exception 'injected failure'; end $$;
+		create trigger plagd_test_fail before insert on document_status for each statement execute function plagd_test_fail()`); err != nil {
+		t.Fatal(err)
+	}
+	relatedJoinHold = make(chan struct{})
+	t.Cleanup(func() { relatedJoinHold = nil })
+	if _, err := e.Run(ctx, true); err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("a run whose commit fails: error %v, want the injected failure", err)
+	}
+	var committed, models, lists int
+	if err := pool.QueryRow(ctx, `select (select count(*) from runs where status = 'committed'),
+		(select count(*) from related_models), (select count(*) from related_lists)`).Scan(&committed, &models, &lists); err != nil {
+		t.Fatal(err)
+	}
+	if committed != 0 || models != 0 || lists != 0 {
+		t.Fatalf("after a failed commit: %d committed runs, %d related models, %d related lists; want none", committed, models, lists)
+	}
+	if _, err := pool.Exec(ctx, `drop trigger plagd_test_fail on document_status`); err != nil {
+		t.Fatal(err)
+	}
+	// Held for a moment: the commit's other writes go first and the
+	// related update waits for the join (the rows do not depend on it).
+	hold := make(chan struct{})
+	relatedJoinHold = hold
+	time.AfterFunc(300*time.Millisecond, func() { close(hold) })
+	mustRun(t, e, true)
+	relatedJoinHold = nil
+	checkRelated(t, pool, cfg, "after the full run that followed a failed commit")
+	checkAgainstReference(t, pool, cfg, "after the full run that followed a failed commit")
+	for range 6 {
+		m.Step()
+	}
+	mustRun(t, e, false)
+	checkRelated(t, pool, cfg, "after an incremental run")
 }

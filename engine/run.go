@@ -224,10 +224,11 @@ func (e *Engine) computeAndCommit(ctx context.Context, runID int64, full bool, r
 	}
 	remoteBefore := e.relatedRemote.Load()
 	updates, err := e.runPhases(ctx, &RunState{ID: runID, Full: full, Outcome: out, Docs: rd, changes: cs}, rep)
-	rep.RelatedOnNodes = e.relatedRemote.Load() - remoteBefore
 	if err != nil {
+		rep.RelatedOnNodes = e.relatedRemote.Load() - remoteBefore
 		return err
 	}
+	defer abandonAll(updates) // a join still running when the run fails
 	iq, err := e.indexQueueOf(ctx, full, out, cs, rd)
 	if err != nil {
 		return err
@@ -236,6 +237,8 @@ func (e *Engine) computeAndCommit(ctx context.Context, runID int64, full bool, r
 	t := time.Now()
 	st, err := commitRun(ctx, e.pool, e.commitFence(), runID, full, e.cfg.Engine.TopK, out, cs, updates...)
 	rep.Phases["commit"] = time.Since(t)
+	// After the commit: a rebuild's join runs on into it.
+	rep.RelatedOnNodes = e.relatedRemote.Load() - remoteBefore
 	if err != nil && !committedAnyway(ctx, e.pool, runID, err, log) {
 		return fmt.Errorf("commit run %d: %w", runID, err)
 	}
