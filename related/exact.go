@@ -283,11 +283,7 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 				}
 				clear(acc)
 			} else {
-				for _, d := range touched {
-					a := acc[d]
-					acc[d] = 0
-					offer(d, a)
-				}
+				offerTouched(acc, touched, offer)
 			}
 			out[j] = top.sorted()
 		}

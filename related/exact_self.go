@@ -103,11 +103,7 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 				}
 				clear(rest)
 			} else {
-				for _, d := range touched {
-					a := acc[d]
-					acc[d] = 0
-					offer(d, a)
-				}
+				offerTouched(acc, touched, offer)
 			}
 			out[qi] = top.sorted()
 		}
@@ -120,6 +116,16 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 		st.Postings += n
 	}
 	return out, st
+}
+
+// offerTouched offers each touched document's sum to offer and clears it
+// from the accumulator.
+func offerTouched(acc []float64, touched []int32, offer func(d int32, sum float64)) {
+	for _, d := range touched {
+		a := acc[d]
+		acc[d] = 0
+		offer(d, a)
+	}
 }
 
 // denseAcc forces the exact joins' way of reading the accumulator, for

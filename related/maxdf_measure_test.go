@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/internal/measure"
-	"github.com/plagd/plagd/internal/synth"
-	"github.com/plagd/plagd/termstat"
 )
 
 // TestMeasureMaxDF: the exact self join (k 30) of n documents' vectors
@@ -20,21 +18,8 @@ import (
 func TestMeasureMaxDF(t *testing.T) {
 	measure.Gate(t, "PLAGD_RELATED_MEASURE")
 	n := measure.EnvInt("PLAGD_RELATED_N", 100000)
-	realistic := synth.New(synth.Realistic())
-	topics := newTopicCorpus(3, max(10, n/200))
-	for _, corpus := range []struct {
-		name  string
-		count func(i int) []TermCount
-	}{
-		{"topics", func(i int) []TermCount { return Count(Terms(LangNone, Words(topics.text(i), nil), nil), nil) }},
-		{"realistic", func(i int) []TermCount { _, c := Analyze(realistic.Doc(i).Text, nil); return c }},
-	} {
-		counts := make([][]TermCount, n)
-		Pool(0).Run(n, func(i int) { counts[i] = corpus.count(i) })
-		df := termstat.NewDocFreq()
-		for _, c := range counts[:min(n, 10000)] {
-			df.Add(c)
-		}
+	for _, corpus := range measureCorpora(n) {
+		counts, df := countAll(corpus, n, 10000)
 		var base [][]Neighbor
 		for _, maxDF := range []int{0, 2000, 1000, 500} {
 			share := 0.05
@@ -43,11 +28,9 @@ func TestMeasureMaxDF(t *testing.T) {
 			}
 			m := NewModel(1, df, share)
 			m.MaxTerms = 200
-			vs := make([]Vector, n)
-			Pool(0).Run(n, func(i int) { vs[i] = m.Vector(counts[i]) })
-			postings, empty := 0, 0
+			vs, postings := weighAll(m, counts)
+			empty := 0
 			for _, v := range vs {
-				postings += len(v.Terms)
 				if len(v.Terms) == 0 {
 					empty++
 				}
@@ -60,24 +43,14 @@ func TestMeasureMaxDF(t *testing.T) {
 			if base == nil {
 				base = top
 			}
-			kept, all, lists := 0, 0, 0
-			for i, l := range base {
-				in := map[int32]bool{}
-				for _, nb := range top[i][:min(10, len(top[i]))] {
-					in[nb.Doc] = true
-				}
-				for _, nb := range l[:min(10, len(l))] {
-					all++
-					if in[nb.Doc] {
-						kept++
-					}
-				}
-				if len(top[i]) > 0 {
+			lists := 0
+			for _, l := range top {
+				if len(l) > 0 {
 					lists++
 				}
 			}
 			t.Logf("%s, %d documents, %s: %d vector postings (%d empty vectors), join %ss (%d postings read), top 10 kept %.3f, nonempty lists %d",
-				corpus.name, n, capName(maxDF), postings, empty, secs(took), st.Postings, float64(kept)/float64(max(all, 1)), lists)
+				corpus.name, n, capName(maxDF), postings, empty, secs(took), st.Postings, keptShare(base, top), lists)
 		}
 	}
 }

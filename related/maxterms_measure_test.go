@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/internal/measure"
-	"github.com/plagd/plagd/internal/synth"
-	"github.com/plagd/plagd/termstat"
 )
 
 // TestMeasureMaxTerms: the exact self join (k 10) of the same documents'
@@ -19,31 +17,13 @@ import (
 func TestMeasureMaxTerms(t *testing.T) {
 	measure.Gate(t, "PLAGD_RELATED_MEASURE")
 	n := measure.EnvInt("PLAGD_RELATED_N", 20000)
-	realistic := synth.New(synth.Realistic())
-	topics := newTopicCorpus(3, max(10, n/200))
-	for _, corpus := range []struct {
-		name  string
-		count func(i int) []TermCount
-	}{
-		{"realistic", func(i int) []TermCount { _, c := Analyze(realistic.Doc(i).Text, nil); return c }},
-		{"topics", func(i int) []TermCount { return Count(Terms(LangNone, Words(topics.text(i), nil), nil), nil) }},
-	} {
-		counts := make([][]TermCount, n)
-		Pool(0).Run(n, func(i int) { counts[i] = corpus.count(i) })
-		df := termstat.NewDocFreq()
-		for _, c := range counts {
-			df.Add(c)
-		}
+	for _, corpus := range measureCorpora(n) {
+		counts, df := countAll(corpus, n, 0)
 		var uncut [][]Neighbor
 		for _, maxTerms := range []int{0, 200, 100, 50} {
 			m := NewModel(1, df, 0.05)
 			m.MaxTerms = maxTerms
-			vs := make([]Vector, n)
-			Pool(0).Run(n, func(i int) { vs[i] = m.Vector(counts[i]) })
-			postings := 0
-			for _, v := range vs {
-				postings += len(v.Terms)
-			}
+			vs, postings := weighAll(m, counts)
 			t0 := time.Now()
 			s := Prepare(nil, vs, true, Pool(0))
 			top, st := ExactSelf(s, NewIndex(s), 10, Pool(0))
@@ -51,21 +31,8 @@ func TestMeasureMaxTerms(t *testing.T) {
 			if uncut == nil {
 				uncut = top
 			}
-			kept, all := 0, 0
-			for i, l := range top {
-				in := map[int32]bool{}
-				for _, nb := range uncut[i] {
-					in[nb.Doc] = true
-				}
-				for _, nb := range l {
-					if in[nb.Doc] {
-						kept++
-					}
-				}
-				all += len(uncut[i])
-			}
 			t.Logf("%s, %d documents, max_terms %d: %d vector postings, join %ss (%d postings read), uncut top 10 kept %.3f",
-				corpus.name, n, maxTerms, postings, secs(took), st.Postings, float64(kept)/float64(max(all, 1)))
+				corpus.name, n, maxTerms, postings, secs(took), st.Postings, keptShare(uncut, top))
 		}
 	}
 }

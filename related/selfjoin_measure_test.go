@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/plagd/plagd/internal/measure"
-	"github.com/plagd/plagd/internal/synth"
-	"github.com/plagd/plagd/termstat"
 )
 
 // TestMeasureExactSelf times the exact self join (k 30, the engine's
@@ -19,17 +17,10 @@ func TestMeasureExactSelf(t *testing.T) {
 	measure.Gate(t, "PLAGD_RELATED_MEASURE")
 	n := measure.EnvInt("PLAGD_RELATED_N", 20000)
 	repeat := measure.EnvInt("PLAGD_RELATED_REPEAT", 5)
-	realistic := synth.New(synth.Realistic())
-	counts := make([][]TermCount, n)
-	Pool(0).Run(n, func(i int) { _, c := Analyze(realistic.Doc(i).Text, nil); counts[i] = c })
-	df := termstat.NewDocFreq()
-	for _, c := range counts[:min(n, 10000)] {
-		df.Add(c)
-	}
+	counts, df := countAll(measureCorpora(n)[0], n, 10000)
 	m := NewModel(1, df, 0.05)
 	m.MaxTerms = 200
-	vs := make([]Vector, n)
-	Pool(0).Run(n, func(i int) { vs[i] = m.Vector(counts[i]) })
+	vs, _ := weighAll(m, counts)
 	dict := NewDict()
 	s := SelfSet(dict, dict.Docs(vs, Pool(0)))
 	x := NewIndex(s)
