@@ -46,8 +46,9 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 			// query), the accumulator is read whole, in document order:
 			// the postings' loop needs no test for a first touch, and the
 			// back heaps' floors are read in order instead of at random
-			// (a third of the join's time at 100,000 documents). Otherwise
-			// only the documents touched are visited.
+			// (with postingsAfter, the realistic 100,000 documents' join
+			// went from 34 s to 16 s). Otherwise only the documents
+			// touched are visited.
 			dense := 2*reads >= int64(len(s.d)-qi-1)
 			if denseAcc != 0 {
 				dense = denseAcc > 0
