@@ -46,9 +46,12 @@ func TestEngine_CrashSafety(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		m.Step()
 	}
+	// The children's temporary directories go inside this test's: a child
+	// killed with SIGKILL never removes its own.
+	tmp := t.TempDir()
 	child := func(full bool, killAfter time.Duration) (time.Duration, bool) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "PLAGD_CRASH_DB="+url, "PLAGD_CRASH_DATA="+cfg.DataDir,
+		cmd.Env = append(os.Environ(), "PLAGD_CRASH_DB="+url, "PLAGD_CRASH_DATA="+cfg.DataDir, "TMPDIR="+tmp,
 			"PLAGD_TEST_DATABASE_URL="+pgtest.ServerURL(), "PLAGD_CRASH_FULL="+map[bool]string{true: "1"}[full])
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
