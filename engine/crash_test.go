@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/store"
@@ -49,10 +51,11 @@ func TestEngine_CrashSafety(t *testing.T) {
 	// The children's temporary directories go inside this test's: a child
 	// killed with SIGKILL never removes its own.
 	tmp := t.TempDir()
+	const childApp = "plagd-crash-child" // the children's sessions, by application_name
 	child := func(full bool, killAfter time.Duration) (time.Duration, bool) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "PLAGD_CRASH_DB="+url, "PLAGD_CRASH_DATA="+cfg.DataDir, "TMPDIR="+tmp,
-			"PLAGD_TEST_DATABASE_URL="+pgtest.ServerURL(), "PLAGD_CRASH_FULL="+map[bool]string{true: "1"}[full])
+			"PGAPPNAME="+childApp, "PLAGD_TEST_DATABASE_URL="+pgtest.ServerURL(), "PLAGD_CRASH_FULL="+map[bool]string{true: "1"}[full])
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -69,7 +72,9 @@ func TestEngine_CrashSafety(t *testing.T) {
 		if err != nil && !killed.Load() {
 			t.Fatalf("child run failed: %v", err)
 		}
-		return time.Since(start), err != nil
+		took := time.Since(start)
+		waitSessionsGone(t, pool, childApp)
+		return took, err != nil
 	}
 	// Calibrate: how long does a whole child run take?
 	full, _ := child(true, 0)
@@ -102,5 +107,30 @@ func TestEngine_CrashSafety(t *testing.T) {
 	pool.QueryRow(context.Background(), `select count(*) from runs where status = 'running'`).Scan(&running)
 	if running != 0 {
 		t.Fatalf("%d runs still marked running after recovery", running)
+	}
+}
+
+// waitSessionsGone waits until the database has no session named app. A
+// child killed right after it sent COMMIT has its transaction committed by
+// the server after the child is gone: read in between, the runs table can
+// still say no run committed while the similarities read a moment later
+// are the new run's. The test looks once the server is done with the dead
+// child.
+func waitSessionsGone(t *testing.T, pool *pgxpool.Pool, app string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		if err := pool.QueryRow(context.Background(), `select count(*) from pg_stat_activity
+			where datname = current_database() and application_name = $1`, app).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of the killed child still open after 30 s", n)
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
