@@ -258,8 +258,6 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 				if floor != nil {
 					above = float64(floor[d])
 				}
-				// An untouched document's sum is 0: below q's list once
-				// full, and never offered (sim <= 0).
 				if belowBoth(a, worst, above) {
 					return
 				}
@@ -277,7 +275,7 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 			if dense {
 				for d, a := range acc {
 					if a == 0 {
-						continue
+						continue // untouched
 					}
 					offer(int32(d), a)
 				}
