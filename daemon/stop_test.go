@@ -88,10 +88,14 @@ func TestEngine_StopsOnSIGTERM(t *testing.T) {
 	if _, err := pool.CopyFrom(context.Background(), pgx.Identifier{"documents"}, []string{"external_id", "text"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
+	// The children's temporary directories go inside this test's: a child
+	// that exits on the signal (os.Exit) never removes its own.
+	tmp := t.TempDir()
+	const childApp = "plagd-stop-child" // the children's sessions, by application_name
 	child := func(full bool, signalAfter time.Duration) (took, stop time.Duration, stopped bool) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestStopChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "PLAGD_STOP_DB="+url, "PLAGD_STOP_DATA="+cfg.DataDir,
-			"PLAGD_TEST_DATABASE_URL="+pgtest.ServerURL(), "PLAGD_STOP_FULL="+map[bool]string{true: "1"}[full])
+		cmd.Env = append(os.Environ(), "PLAGD_STOP_DB="+url, "PLAGD_STOP_DATA="+cfg.DataDir, "TMPDIR="+tmp,
+			"PGAPPNAME="+childApp, "PLAGD_TEST_DATABASE_URL="+pgtest.ServerURL(), "PLAGD_STOP_FULL="+map[bool]string{true: "1"}[full])
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		start := time.Now()
@@ -116,6 +120,7 @@ func TestEngine_StopsOnSIGTERM(t *testing.T) {
 			t.Fatal("child run did not end in 10 minutes")
 		}
 		end := time.Now()
+		pgtest.WaitSessionsGone(t, pool, childApp)
 		var ee *exec.ExitError
 		switch {
 		case err == nil:

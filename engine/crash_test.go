@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/plagd/plagd/internal/enginetest"
 	"github.com/plagd/plagd/internal/pgtest"
 	"github.com/plagd/plagd/store"
@@ -73,7 +71,7 @@ func TestEngine_CrashSafety(t *testing.T) {
 			t.Fatalf("child run failed: %v", err)
 		}
 		took := time.Since(start)
-		waitSessionsGone(t, pool, childApp)
+		pgtest.WaitSessionsGone(t, pool, childApp)
 		return took, err != nil
 	}
 	// Calibrate: how long does a whole child run take?
@@ -107,30 +105,5 @@ func TestEngine_CrashSafety(t *testing.T) {
 	pool.QueryRow(context.Background(), `select count(*) from runs where status = 'running'`).Scan(&running)
 	if running != 0 {
 		t.Fatalf("%d runs still marked running after recovery", running)
-	}
-}
-
-// waitSessionsGone waits until the database has no session named app. A
-// child killed right after it sent COMMIT has its transaction committed by
-// the server after the child is gone: read in between, the runs table can
-// still say no run committed while the similarities read a moment later
-// are the new run's. The test looks once the server is done with the dead
-// child.
-func waitSessionsGone(t *testing.T, pool *pgxpool.Pool, app string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var n int
-		if err := pool.QueryRow(context.Background(), `select count(*) from pg_stat_activity
-			where datname = current_database() and application_name = $1`, app).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions of the killed child still open after 30 s", n)
-		}
-		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -532,3 +532,28 @@ func OpenXact(t testing.TB, pool *pgxpool.Pool) (pid int, end func()) {
 	}
 	return pid, end
 }
+
+// WaitSessionsGone waits until the database has no session named app (the
+// PGAPPNAME of a child process). A child killed or stopped right after it
+// sent COMMIT has its transaction committed by the server after the child
+// is gone: read in between, the runs table can still say no run committed
+// while the similarities read a moment later are the new run's. A test
+// looks once the server is done with the child.
+func WaitSessionsGone(t *testing.T, pool *pgxpool.Pool, app string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		if err := pool.QueryRow(context.Background(), `select count(*) from pg_stat_activity
+			where datname = current_database() and application_name = $1`, app).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions named %q still open after 30 s", n, app)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
