@@ -81,6 +81,7 @@ database: the bench leaves its corpus there. --skip-db needs no database.`,
 	f.IntVar(&opt.SampleMB, "sample-mb", 64, "MB of text chunked by the single-goroutine measurement")
 	corpus.register(f)
 	f.BoolVar(&opt.SkipDB, "skip-db", false, "measure chunking and build only, without PostgreSQL")
+	f.BoolVar(&opt.SkipBuild, "skip-build", false, "leave out the chunking and build measurements (they hold the whole corpus's chunks and an index in memory: skip them at 1M documents)")
 	f.BoolVar(&opt.Force, "force", false, "truncate a non-empty documents table (and all plagd tables) first")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON on stdout (progress goes to stderr)")
 	return cmd

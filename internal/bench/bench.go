@@ -53,39 +53,20 @@ func Run(ctx context.Context, opt Options, w io.Writer) (Report, error) {
 	rep := Report{Machine: machine(), Docs: opt.Docs, WordsPer: opt.WordsPerDoc, Seed: opt.Seed, Started: start}
 	g := synth.New(opt.synthOptions())
 	rep.Corpus = g.Options().String()
-	p := opt.Config.Params()
 	fmt.Fprintf(w, "plagd-lab bench: %d documents, ~%d words each, seed %d\n", opt.Docs, opt.WordsPerDoc, opt.Seed)
 	fmt.Fprintf(w, "  corpus: %s\n", rep.Corpus)
 	fmt.Fprintf(w, "  machine: %s, %d CPUs, GOMAXPROCS %d, %.1f GiB, %s, load %s\n", rep.Machine.CPU, rep.Machine.NumCPU,
 		rep.Machine.GOMAXPROCS, float64(rep.Machine.MemTotal)/(1<<30), rep.Machine.Go, rep.Machine.LoadAvg)
 
-	fmt.Fprintln(w, "== chunking (generation not timed)")
-	cf, docs, err := chunkCorpus(ctx, g, opt, p, w)
-	if err != nil {
-		return rep, err
-	}
-	rep.Chunk = cf
-	fmt.Fprintf(w, "  1 goroutine: %.1f MB/s over %.0f MB; %d goroutines: %.1f MB/s (%.1f MB/s per core)\n",
-		cf.SingleMBps, float64(cf.SingleBytes)/1e6, cf.ParallelCores, cf.ParallelMBps, cf.PerCoreMBps)
-
-	fmt.Fprintln(w, "== index build (BuildSlice)")
 	nodes := opt.Nodes
 	if nodes <= 0 {
 		nodes = opt.Config.NodeCount()
 	}
-	counts := []int{1, runtime.GOMAXPROCS(0), nodes}
-	slices.Sort(counts)
-	for _, k := range slices.Compact(counts) {
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
+	if !opt.SkipBuild {
+		if err := measureCPU(ctx, g, opt, nodes, &rep, w); err != nil {
+			return rep, err
 		}
-		b := measureBuild(docs, p, k)
-		rep.Build = append(rep.Build, b)
-		fmt.Fprintf(w, "  %d node(s): %.1fM postings in %.2fs, %.1fM postings/s (%.1fM/s per core), index %.1f B/posting, peak RSS %.1f B/posting\n",
-			k, float64(b.Postings)/1e6, b.Seconds, b.MPostingsPS, b.PerCoreMPS, b.IndexBPerPost, b.RSSPerPosting)
 	}
-	docs = nil
-
 	if !opt.SkipDB {
 		if err := runDB(ctx, opt, g, nodes, &rep, w); err != nil {
 			return rep, err
@@ -95,6 +76,34 @@ func Run(ctx context.Context, opt Options, w io.Writer) (Report, error) {
 	rep.LoadAtEnd = loadAvg()
 	printTable(w, &rep)
 	return rep, nil
+}
+
+// measureCPU chunks the corpus and builds its index in memory, without
+// PostgreSQL: chunking MB/s and build postings/s at one node and at nodes.
+func measureCPU(ctx context.Context, g *synth.Generator, opt Options, nodes int, rep *Report, w io.Writer) error {
+	p := opt.Config.Params()
+	fmt.Fprintln(w, "== chunking (generation not timed)")
+	cf, docs, err := chunkCorpus(ctx, g, opt, p, w)
+	if err != nil {
+		return err
+	}
+	rep.Chunk = cf
+	fmt.Fprintf(w, "  1 goroutine: %.1f MB/s over %.0f MB; %d goroutines: %.1f MB/s (%.1f MB/s per core)\n",
+		cf.SingleMBps, float64(cf.SingleBytes)/1e6, cf.ParallelCores, cf.ParallelMBps, cf.PerCoreMBps)
+
+	fmt.Fprintln(w, "== index build (BuildSlice)")
+	counts := []int{1, runtime.GOMAXPROCS(0), nodes}
+	slices.Sort(counts)
+	for _, k := range slices.Compact(counts) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		b := measureBuild(docs, p, k)
+		rep.Build = append(rep.Build, b)
+		fmt.Fprintf(w, "  %d node(s): %.1fM postings in %.2fs, %.1fM postings/s (%.1fM/s per core), index %.1f B/posting, peak RSS %.1f B/posting\n",
+			k, float64(b.Postings)/1e6, b.Seconds, b.MPostingsPS, b.PerCoreMPS, b.IndexBPerPost, b.RSSPerPosting)
+	}
+	return nil
 }
 
 // runDB loads the archive, runs full and incremental, and probes COPY.

@@ -22,6 +22,11 @@ type Options struct {
 	CopyRows int
 	// SkipDB measures only what needs no database (chunking, build).
 	SkipDB bool
+	// SkipBuild leaves out the chunking and build measurements, which hold
+	// every document's chunks and a whole index in memory at once (about
+	// 17 B per posting beside the runs'): for archives whose runs are what
+	// is measured, 1M documents on a 24 GiB machine.
+	SkipBuild bool
 	// Force lets the bench truncate a documents table that is not empty.
 	Force bool
 	// Synth overrides the corpus shape (Seed and MeanWords come from above).

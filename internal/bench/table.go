@@ -25,17 +25,25 @@ func verdict(ok bool) string {
 
 // printTable writes the summary, one line per figure, with its target.
 func printTable(w io.Writer, r *Report) {
+	postings, text := r.Chunk.Postings, r.Chunk.TextBytes
+	if text == 0 && r.Load != nil { // --skip-build: the figures of the load and the full run
+		text = r.Load.TextBytes
+	}
+	if postings == 0 && r.Full != nil {
+		postings = int64(r.Full.Report.Postings)
+	}
 	fmt.Fprintf(w, "\n== summary: %d documents, %d words/doc, seed %d, %.1fM postings, %.0f MB of text; %s, %d CPUs; load %s → %s\n",
-		r.Docs, r.WordsPer, r.Seed, float64(r.Chunk.Postings)/1e6, float64(r.Chunk.TextBytes)/1e6,
+		r.Docs, r.WordsPer, r.Seed, float64(postings)/1e6, float64(text)/1e6,
 		r.Machine.CPU, r.Machine.NumCPU, r.Machine.LoadAvg, r.LoadAtEnd)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "figure\tresult\ttarget\t")
 	row := func(name, result, target string) { fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, result, target) }
-	c := r.Chunk
-	row("chunking, 1 goroutine", fmt.Sprintf("%.1f MB/s", c.SingleMBps),
-		fmt.Sprintf(">= %d MB/s/core %s", targetChunkMBps, verdict(c.SingleMBps >= targetChunkMBps)))
-	row(fmt.Sprintf("chunking, %d goroutines", c.ParallelCores), fmt.Sprintf("%.1f MB/s (%.1f/core)", c.ParallelMBps, c.PerCoreMBps),
-		fmt.Sprintf(">= %d MB/s/core %s", targetChunkMBps, verdict(c.PerCoreMBps >= targetChunkMBps)))
+	if c := r.Chunk; c.TextBytes > 0 {
+		row("chunking, 1 goroutine", fmt.Sprintf("%.1f MB/s", c.SingleMBps),
+			fmt.Sprintf(">= %d MB/s/core %s", targetChunkMBps, verdict(c.SingleMBps >= targetChunkMBps)))
+		row(fmt.Sprintf("chunking, %d goroutines", c.ParallelCores), fmt.Sprintf("%.1f MB/s (%.1f/core)", c.ParallelMBps, c.PerCoreMBps),
+			fmt.Sprintf(">= %d MB/s/core %s", targetChunkMBps, verdict(c.PerCoreMBps >= targetChunkMBps)))
+	}
 	for _, b := range r.Build {
 		row(fmt.Sprintf("build, %d node(s)", b.Nodes), fmt.Sprintf("%.1fM postings/s (%.1fM/core)", b.MPostingsPS, b.PerCoreMPS),
 			fmt.Sprintf(">= %dM/s/core %s", targetBuildMPS, verdict(b.PerCoreMPS >= targetBuildMPS)))
