@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/plagd/plagd/internal/hugepage"
 )
 
 // Bucket sizing. A bucket is a contiguous run of chunk IDs (a power of two
@@ -94,9 +96,9 @@ func BuildSliceStop(lo, hi uint64, docs []DocChunks, stop func() bool) *Slice {
 	s := &Slice{
 		lo:   lo,
 		hi:   hi,
-		keys: make([]uint32, nk),
-		offs: make([]uint32, nk+1),
-		docs: make([]Posting, total),
+		keys: hugepage.Make[uint32](nk),
+		offs: hugepage.Make[uint32](nk + 1),
+		docs: hugepage.Make[Posting](int(total)),
 	}
 	if b.run(s) < 0 {
 		return nil

@@ -1,6 +1,10 @@
 package invindex
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/plagd/plagd/internal/hugepage"
+)
 
 // Counter accumulates the shared-chunk counts of one document against all
 // others: a dense array indexed by DocID plus the list of touched entries,
@@ -17,13 +21,13 @@ type Counter struct {
 
 // NewCounter returns a counter sized for DocIDs below maxDoc; it grows
 // automatically when a slice holds bigger DocIDs.
-func NewCounter(maxDoc DocID) *Counter { return &Counter{counts: make([]uint32, maxDoc)} }
+func NewCounter(maxDoc DocID) *Counter { return &Counter{counts: hugepage.Make[uint32](int(maxDoc))} }
 
 func (c *Counter) ensure(n uint64) {
 	if uint64(len(c.counts)) >= n {
 		return
 	}
-	grown := make([]uint32, max(n, uint64(len(c.counts))+uint64(len(c.counts))/4))
+	grown := hugepage.Make[uint32](int(max(n, uint64(len(c.counts))+uint64(len(c.counts))/4)))
 	copy(grown, c.counts)
 	c.counts = grown
 }

@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+
+	"github.com/plagd/plagd/internal/hugepage"
 )
 
 // The file format is described in the package documentation (doc.go,
@@ -310,7 +312,7 @@ func (d *decoder) u32s(n int, what string) []uint32 {
 	if d.err != nil {
 		return nil
 	}
-	out := make([]uint32, n)
+	out := hugepage.Make[uint32](n)
 	for i := 0; i < n && d.err == nil; {
 		m := min(n-i, len(d.buf)/4)
 		b := d.read(4*m, what, false)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/plagd/plagd/internal/hugepage"
 )
 
 // SplitRange splits the chunk-ID space [0, space) into k contiguous ranges
@@ -79,7 +81,7 @@ func cut(parts []*Slice, lo, hi uint64) *Slice {
 			np += int(p.offs[b] - p.offs[a])
 		}
 	}
-	s := &Slice{lo: lo, hi: hi, keys: make([]uint32, nk), offs: make([]uint32, nk+1), docs: make([]Posting, np)}
+	s := &Slice{lo: lo, hi: hi, keys: hugepage.Make[uint32](nk), offs: hugepage.Make[uint32](nk + 1), docs: hugepage.Make[Posting](np)}
 	k, n := 0, 0
 	for _, sp := range spans {
 		p := sp.p

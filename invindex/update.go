@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/plagd/plagd/internal/hugepage"
 )
 
 // DocSet is a bitset over DocIDs: the documents a run removes or modifies,
@@ -99,9 +101,9 @@ func (s *Slice) Update(removed *DocSet, added []DocChunks, dfCap int) (*Slice, [
 	out := &Slice{
 		lo:   s.lo,
 		hi:   s.hi,
-		keys: make([]uint32, nk),
-		offs: make([]uint32, nk+1),
-		docs: make([]Posting, np),
+		keys: hugepage.Make[uint32](nk),
+		offs: hugepage.Make[uint32](nk + 1),
+		docs: hugepage.Make[Posting](int(np)),
 	}
 	m.fill(out)
 	out.finishWith(presentAfter(s.present, m.removed, added))

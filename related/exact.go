@@ -13,6 +13,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/plagd/plagd/internal/hugepage"
 )
 
 // Index is an inverted index of a Set's data documents in CSR layout.
@@ -114,8 +116,8 @@ func indexOf(s *Set, n int, doc func(i int) int32) *Index {
 		}
 	}
 	x.off[terms] = total
-	x.doc = make([]int32, total)
-	x.w = make([]float32, total)
+	x.doc = hugepage.Make[int32](int(total))
+	x.w = hugepage.Make[float32](int(total))
 	for r, rg := range ranges {
 		wg.Go(func() {
 			fill := at[r]

@@ -10,6 +10,8 @@ package related
 import (
 	"math"
 	"sync"
+
+	"github.com/plagd/plagd/internal/hugepage"
 )
 
 // ExactSelf returns what Exact returns for a self join s (s.Self): every
@@ -27,7 +29,7 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 	posts := make([]int64, len(cs))
 	back := &backLists{k: k, docs: len(s.d)}
 	r.Run(len(cs), func(c int) {
-		acc := make([]float64, x.docs)
+		acc := hugepage.Make[float64](x.docs)
 		bl := back.get()
 		var touched []int32
 		var top topK
@@ -196,7 +198,7 @@ type heaps struct {
 }
 
 func newHeaps(docs, k int) *heaps {
-	l := &heaps{k: k, n: make([]int32, docs), h: make([]Neighbor, docs*k), worst: make([]Neighbor, docs)}
+	l := &heaps{k: k, n: make([]int32, docs), h: hugepage.Make[Neighbor](docs * k), worst: make([]Neighbor, docs)}
 	for d := range l.worst {
 		l.worst[d] = Neighbor{Doc: math.MaxInt32, Sim: float32(math.Inf(-1))}
 	}
@@ -249,7 +251,7 @@ func postingsAfter(s *Set, x *Index) afterTable {
 		n += int64(len(s.q[q].t))
 	}
 	tbl.base[len(s.q)] = n
-	tbl.at = make([]int32, n)
+	tbl.at = hugepage.Make[int32](int(n))
 	next := make([]int32, len(x.off)-1) // postings of each term numbered so far
 	for q := range s.q {
 		at := tbl.at[tbl.base[q]:tbl.base[q+1]]
