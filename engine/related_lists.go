@@ -379,8 +379,9 @@ func worse(n related.Neighbor, ids []int64, tau float32, tauID int64) bool {
 	return n.Sim < tau || n.Sim == tau && ids[n.Doc] > tauID
 }
 
-// exactLists recomputethe engine's copy of the related-documents state if
-// it is that of the last committed run under model version, else nil.
+// committedRelated returns the engine's copy of the related-documents
+// state if it is that of the last committed run under model version, else
+// nil.
 func (e *Engine) committedRelated(ctx context.Context, version int64) (*relatedState, error) {
 	committed, err := store.LastCommittedRun(ctx, e.pool)
 	if err != nil {
