@@ -433,44 +433,51 @@ func (e *Engine) storedLists(ctx context.Context, prev *relatedState, k int, ids
 	return out, nil
 }
 
-// storedVectors are vectors read back, by document.
-type storedVectors map[int64]relatedVector
-
-func (s storedVectors) vectors() []relatedVector {
-	out := make([]relatedVector, 0, len(s))
-	for _, v := range s {
-		out = append(out, v)
-	}
-	return out
-}
-
-// relatedVectors returns the stored vectors of ids (model version), from
-// the engine's copy of the last committed run when it is current, else from
-// PostgreSQL.
-func (e *Engine) relatedVectors(ctx context.Context, version int64, ids []int64) (storedVectors, error) {
-	out := make(storedVectors, len(ids))
+// relatedVectors returns the stored vectors of ids (ascending; model
+// version), ascending by document, from the engine's copy of the last
+// committed run when it is current, else from PostgreSQL. From the copy it
+// costs one lookup per document and no sort: an incremental run reads the
+// whole archive's vectors this way.
+func (e *Engine) relatedVectors(ctx context.Context, version int64, ids []int64) ([]relatedVector, error) {
 	if st, err := e.committedRelated(ctx, version); err != nil {
 		return nil, err
 	} else if st != nil {
+		out := make([]relatedVector, 0, len(ids))
 		for _, id := range ids {
-			if i := st.index(id); i >= 0 {
-				out[id] = relatedVector{id: id, v: st.vecs[i]}
+			i := st.index(id)
+			if i < 0 {
+				break
 			}
+			out = append(out, relatedVector{id: id, v: st.vecs[i]})
 		}
 		if len(out) == len(ids) {
 			return out, nil
 		}
-		clear(out)
 	}
 	rows, err := e.pool.Query(ctx, `select doc_id, terms, weights, norm from related_vectors
-		where model = $1 and doc_id = any($2)`, version, ids)
+		where model = $1 and doc_id = any($2) order by doc_id`, version, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read related vectors: %w", err)
 	}
-	if err := scanVectors(rows, func(id int64, v related.Vector) { out[id] = relatedVector{id: id, v: v} }); err != nil {
+	var out []relatedVector
+	if err := scanVectors(rows, func(id int64, v related.Vector) { out = append(out, relatedVector{id: id, v: v}) }); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// mergeVectors merges a and b, each ascending by document and without a
+// document in common, into one ascending list.
+func mergeVectors(a, b []relatedVector) []relatedVector {
+	out := make([]relatedVector, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].id < b[0].id {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // scanVectors reads (doc_id, terms, weights, norm) rows of related_vectors.

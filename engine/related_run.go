@@ -271,7 +271,9 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 	if err != nil {
 		return nil, err
 	}
-	st := newRelatedState(r.ID, append(old.vectors(), p.fresh...))
+	fresh := slices.Clone(p.fresh)
+	slices.SortFunc(fresh, byDocument)
+	st := newRelatedState(r.ID, mergeVectors(old, fresh))
 	u.state = st
 	return u, p.e.incrementalLists(ctx, u, st, r.Docs, r.changes.lostRelated)
 }
@@ -324,7 +326,9 @@ func (u *relatedUpdate) report(rep *RunReport) {
 }
 
 func newRelatedState(run int64, vs []relatedVector) *relatedState {
-	slices.SortFunc(vs, func(a, b relatedVector) int { return cmp.Compare(a.id, b.id) })
+	if !slices.IsSortedFunc(vs, byDocument) {
+		slices.SortFunc(vs, byDocument)
+	}
 	st := &relatedState{run: run, ids: make([]int64, len(vs)), vecs: make([]related.Vector, len(vs))}
 	for i, v := range vs {
 		st.ids[i], st.vecs[i] = v.id, v.v
@@ -343,6 +347,8 @@ func (st *relatedState) index(id int64) int {
 	}
 	return -1
 }
+
+func byDocument(a, b relatedVector) int { return cmp.Compare(a.id, b.id) }
 
 // denseIndex maps an id to its position in an ascending list of ids by
 // one load: pos[id-lo] is the position + 1, 0 for an id not in the list.

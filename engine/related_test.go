@@ -63,7 +63,10 @@ func checkRelated(t testing.TB, pool *pgxpool.Pool, cfg config.Config, when stri
 		t.Fatalf("%s: %d related vectors stored (%d of the current model for indexed documents), want %d", when, n, len(stored), len(ids))
 	}
 	for i, id := range ids {
-		if related.Cosine(stored[id].v, vecs[i]) < 0.99999 && len(vecs[i].Terms) > 0 {
+		if stored[i].id != id {
+			t.Fatalf("%s: stored vectors out of order: %d where document %d's is due", when, stored[i].id, id)
+		}
+		if related.Cosine(stored[i].v, vecs[i]) < 0.99999 && len(vecs[i].Terms) > 0 {
 			t.Fatalf("%s: document %d: stored vector differs from its text's", when, id)
 		}
 	}
