@@ -40,9 +40,10 @@ func (c *Counter) ensure(n uint64) {
 // bits: it counts for nothing. The df is that of the chunk ID, whatever the
 // fingerprints. Calls for several slices accumulate until Drain.
 //
-// If self has postings in s, chunks must be among self's chunks in s (as
-// in every run: a document is counted with the chunks it is indexed with);
-// Count then skips chunks with df = 1 unseen, they being self's alone. A
+// If self has postings in s, chunks and checks must be among self's
+// chunks in s with their fingerprints (as in every run: a document is
+// counted with the chunks it is indexed with); Count then skips unseen the
+// windows no other posting carries, they being self's alone. A
 // document that is not indexed (a "check this file" query) is counted
 // against every posting.
 //
@@ -124,8 +125,9 @@ func (s *Slice) count(c *Counter, self DocID, chunks []uint32, checks []uint8, d
 	if dfCap > 0 && uint64(dfCap) < 1<<32 {
 		capDF = uint32(dfCap)
 	}
-	// An indexed document posts on each of its chunks, so a chunk the
-	// filter proves df=1 is its own: skip it without touching the arrays.
+	// An indexed document posts on each of its chunks with their
+	// fingerprints, so a window the filter proves unshared is its own
+	// alone: skip it without touching the arrays.
 	// A tombstoned self's postings are dead and its chunks may be new ones.
 	skipSingles := s.present.Has(self) && !skip.Has(self)
 	// The work is split into stages, each a short loop over all remaining
@@ -151,7 +153,7 @@ func (s *Slice) count(c *Counter, self DocID, chunks []uint32, checks []uint8, d
 	if skipSingles {
 		multi, shift := s.multi, s.multiShift
 		for i, ch := range chunks {
-			h := (ch * 0x9e3779b1) >> shift
+			h := (uint64(ch)<<8 | uint64(checks[i])) * 0x9e3779b97f4a7c15 >> shift // multiHash
 			ix[m] = uint32(i)
 			keep := uint32(multi[h>>6]>>(h&63)) & 1
 			if uint64(ch)-lo >= width {
