@@ -8,7 +8,9 @@
 //   - bench: generates a synthetic archive (internal/synth) and measures
 //     chunking, index build, loading, full and incremental runs, memory and
 //     PostgreSQL writes (internal/bench). Needs a migrated, empty, throwaway
-//     database (`plagd migrate`), or none with --skip-db. `make bench` runs it.
+//     database (`plagd migrate`), or none with --skip-db; --skip-build
+//     leaves out the in-memory chunking and build figures, which hold the
+//     whole corpus's chunks at once (for 1M documents). `make bench` runs it.
 //   - gen: writes the same generated corpus as .txt files with the list of
 //     planted copies, for `plagd ingest` demos.
 //   - extract-eval: extraction quality, word and bigram F1 of plagd's text
