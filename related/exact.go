@@ -198,8 +198,9 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 	cs := chunks(nq, 16*max(1, nq/4096+1))
 	posts := make([]int64, len(cs))
 	hits := make([][]aboveHit, len(cs))
+	accs := newAccumulators(x.docs)
 	r.Run(len(cs), func(c int) {
-		acc := make([]float64, x.docs)
+		acc := accs.get()
 		var touched []int32
 		var top topK
 		var n int64
@@ -288,6 +289,7 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 			out[j] = top.sorted()
 		}
 		posts[c] = n
+		accs.put(acc)
 	})
 	var st ExactStats
 	for _, n := range posts {

@@ -28,8 +28,9 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 	cs := chunks(len(s.q), 16*max(1, len(s.q)/4096+1))
 	posts := make([]int64, len(cs))
 	back := &backLists{k: k, docs: len(s.d)}
+	accs := newAccumulators(x.docs)
 	r.Run(len(cs), func(c int) {
-		acc := hugepage.Make[float64](x.docs)
+		acc := accs.get()
 		bl := back.get()
 		var touched []int32
 		var top topK
@@ -112,6 +113,7 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 		}
 		posts[c] = n
 		back.put(bl)
+		accs.put(acc)
 	})
 	back.mergeInto(out, k, r)
 	var st ExactStats
@@ -130,6 +132,29 @@ func offerTouched(acc []float64, touched []int32, offer func(d int32, sum float6
 		offer(d, a)
 	}
 }
+
+// accumulators hands out the exact joins' accumulators, a sum per data
+// document. Every query clears what it added (offerTouched, or the dense
+// reading's clear), so an accumulator is all zero again when a chunk of
+// queries is done with it, and the next chunk reuses it instead of
+// allocating and zeroing another: 8 MB each at 1M documents, about 16
+// chunks per 4,096 queries. A chunk stopped midway (a cancelled join
+// panics out of it) never puts its accumulator back.
+type accumulators struct {
+	p sync.Pool
+}
+
+func newAccumulators(docs int) *accumulators {
+	a := &accumulators{}
+	a.p.New = func() any {
+		acc := hugepage.Make[float64](docs)
+		return &acc
+	}
+	return a
+}
+
+func (a *accumulators) get() []float64    { return *a.p.Get().(*[]float64) }
+func (a *accumulators) put(acc []float64) { a.p.Put(&acc) }
 
 // denseAcc forces the exact joins' way of reading the accumulator, for
 // tests: 1 the whole of it for every query, -1 only the documents touched,
