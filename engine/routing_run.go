@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -37,17 +38,35 @@ type routingPhase struct {
 
 func (p *routingPhase) Name() string { return "routing" }
 
-// Prepare decides whether every document's features are recomputed.
+// Prepare decides whether every document's features are recomputed: in a
+// full run, and when the stored ones are of another routing.FeatureVersion
+// or some untouched document has none (an archive indexed before routing
+// existed).
+//
+// Both tests read no more than an index's ends and counts, whatever the
+// archive's size (at 1M documents they were a scan of the table for
+// another version and a count over every untouched document's id: 2.1 s of
+// each incremental run):
+//   - Every commit leaves all rows of one version: an incremental run
+//     writes the current version after finding the stored one current, and
+//     a rebuild (this one, or a full run) drops every row it did not write.
+//     So the oldest row (lowest seq) tells the version of all of them.
+//   - Rows belong only to documents indexed and not gone since (a run drops
+//     those it failed or that were deleted; a hard delete cascades), so the
+//     untouched documents' rows are all rows but the run's own, and none is
+//     missing when they are as many as the untouched documents.
 func (p *routingPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 	p.u = &routingUpdate{drop: r.Docs.gone, all: r.Full}
 	if !r.Full {
-		var stale bool
-		if err := p.e.pool.QueryRow(ctx, `select exists (select 1 from routing_features where version <> $1)
-			or (select count(*) from routing_features where doc_id = any($2)) < coalesce(cardinality($2::bigint[]), 0)`,
-			routing.FeatureVersion, r.Docs.others).Scan(&stale); err != nil {
+		touched := slices.Concat([]int64{}, r.Docs.indexed, r.Docs.gone)
+		var oldest *int32
+		var rows, own int64
+		if err := p.e.pool.QueryRow(ctx, `select (select version from routing_features order by seq limit 1),
+			(select count(*) from routing_features), (select count(*) from routing_features where doc_id = any($1))`,
+			touched).Scan(&oldest, &rows, &own); err != nil {
 			return false, fmt.Errorf("check routing features: %w", err)
 		}
-		p.u.all = stale
+		p.u.all = oldest != nil && *oldest != routing.FeatureVersion || rows-own < int64(len(r.Docs.others))
 	}
 	return p.u.all, nil
 }

@@ -234,3 +234,60 @@ func TestCluster_RoutedCheckOnNodes(t *testing.T) {
 		t.Fatal("no node answered after the restart")
 	}
 }
+
+// TestRouting_StaleFeaturesRebuilt: an incremental run rebuilds every
+// document's routing features when an untouched document has none (an
+// archive indexed before routing existed) and when the stored ones are of
+// another routing.FeatureVersion, and only then.
+func TestRouting_StaleFeaturesRebuilt(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(enginetest.Seed(t), 23))
+	url := pgtest.NewDB(t)
+	pool := pgtest.Pool(t, url)
+	cfg := enginetest.Config(t, url, 2)
+	var ids []int64
+	for i := range 12 {
+		ids = append(ids, createText(t, pool, "r"+string(rune('a'+i)), strings.Join(enginetest.EssayWords(r, 200), " ")))
+	}
+	e := NewEngine(cfg, pool, enginetest.Logger(t))
+	mustRun(t, e, true)
+	checkRouting(t, pool, "after the full run")
+	seqOf := func(id int64) int64 {
+		var s int64
+		if err := pool.QueryRow(ctx, `select seq from routing_features where doc_id = $1`, id).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	untouched := seqOf(ids[5])
+
+	// A change elsewhere leaves the untouched documents' rows alone.
+	createText(t, pool, "new1", strings.Join(enginetest.EssayWords(r, 200), " "))
+	mustRun(t, e, false)
+	checkRouting(t, pool, "after adding a document")
+	if seqOf(ids[5]) != untouched {
+		t.Fatal("an incremental run with current features rewrote an untouched document's")
+	}
+
+	// An untouched document without features: the next run writes them all.
+	if _, err := pool.Exec(ctx, `delete from routing_features where doc_id = $1`, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	createText(t, pool, "new2", strings.Join(enginetest.EssayWords(r, 200), " "))
+	mustRun(t, e, false)
+	checkRouting(t, pool, "after a document's features went missing")
+	if seqOf(ids[5]) == untouched {
+		t.Fatal("missing features did not make the run rewrite every document's")
+	}
+
+	// Features of another version: rewritten too. A document deleted in
+	// the same run must not hide the difference.
+	if _, err := pool.Exec(ctx, `update routing_features set version = version + 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.DeleteDocument(ctx, pool, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, e, false)
+	checkRouting(t, pool, "after the stored features' version changed")
+}
