@@ -7,9 +7,7 @@ package related
 // frequencies keyed by hash without a shared dictionary.
 
 import (
-	"cmp"
 	"math/bits"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,6 +21,7 @@ import (
 	"github.com/kljensen/snowball/swedish"
 
 	"github.com/plagd/plagd/disguise"
+	"github.com/plagd/plagd/internal/hugepage"
 	"github.com/plagd/plagd/termstat"
 )
 
@@ -312,7 +311,7 @@ func (a *Analyzer) Analyze(text string) (Lang, []TermCount) {
 			tc = append(tc, TermCount{Term: e.term[l], Count: a.slots[e.slot].count})
 		}
 	}
-	slices.SortFunc(tc, func(x, y TermCount) int { return cmp.Compare(x.Term, y.Term) })
+	termstat.SortByTerm(tc)
 	out := tc[:0]
 	for _, t := range tc {
 		if n := len(out); n > 0 && out[n-1].Term == t.Term {
@@ -471,7 +470,7 @@ func (a *Analyzer) insert(i uint64, h uint64, b []byte) int32 {
 // grow doubles the table; the entries learn their new slots.
 func (a *Analyzer) grow() {
 	old := a.slots
-	a.slots = make([]slot, 2*len(old))
+	a.slots = hugepage.Make[slot](2 * len(old))
 	mask := uint64(len(a.slots) - 1)
 	for _, s := range old {
 		if s.id == 0 {
