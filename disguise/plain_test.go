@@ -123,3 +123,81 @@ func TestMaybeDisguised_Examples(t *testing.T) {
 		}
 	}
 }
+
+// TestMaybeDisguised_FalseMeansNoFlag: Scan skips what the quick test
+// passes, so the quick test must never pass a text the whole scan flags.
+// Random texts of ordinary words, single letters one and more spaces
+// apart, accented Latin letters, and the characters each flag is about
+// (look-alikes of other scripts, whole look-alike words, invisible
+// characters and soft hyphens inside words, spaced letters with every
+// space-like character), a few of each so that flags' thresholds are
+// reached.
+func TestMaybeDisguised_FalseMeansNoFlag(t *testing.T) {
+	r := testseed.Rand(t)
+	clean := []string{"a ", "b ", "I ", "s ", "x ", "7 ", "é ", "ü ", "ß ", "word ", "paper ", "naïve ", "it", "don", "'", ",", ".",
+		"-", "(", " ", "  ", "   ", "\n", "é t", "ñ", "—", "Straße ", "ﬁle ", "Ａ ", "１ ", "٣ ", "e\u0301 ", "€ "}
+	disguised := []string{"\u00A0", "\u2009", "\u202F", "\u200B", "\u200D", "\u00AD", "\uFEFF", "\u034F", "а", "о", "с", "Ω", "ο",
+		"сору ", "pa\u00ADper ", "co\u200Bpy ", "Сopy ", "t h e ", "w\u00A0o\u00A0r\u00A0d ", "Это ", "ℓ", "Ꭺ", "ǀ"}
+	flagged, quick, passed := 0, 0, 0
+	for range 20000 {
+		var sb strings.Builder
+		rate := 1 + r.IntN(60)
+		for range 1 + r.IntN(80) {
+			if r.IntN(rate) == 0 {
+				sb.WriteString(disguised[r.IntN(len(disguised))])
+			} else {
+				sb.WriteString(clean[r.IntN(len(clean))])
+			}
+		}
+		text := sb.String()
+		fs := scan(text)
+		if len(fs) > 0 {
+			flagged++
+		}
+		if MaybeDisguised(text) {
+			quick++
+			continue
+		}
+		passed++
+		if len(fs) > 0 {
+			t.Fatalf("MaybeDisguised(%q) is false, but the scan flags %+v", text, fs)
+		}
+	}
+	if flagged == 0 || quick == 0 || passed == 0 {
+		t.Fatalf("%d texts flagged, %d held by the quick test, %d passed it: the generator tests nothing", flagged, quick, passed)
+	}
+}
+
+// TestMaybeDisguised_ASCIIWalk: the quick test's ASCII walk answers as the
+// word-by-word walk does, on random texts of single letters, digits, words
+// and separators one and several spaces apart, a few with a non-ASCII
+// letter or space somewhere (the hand-over).
+func TestMaybeDisguised_ASCIIWalk(t *testing.T) {
+	r := testseed.Rand(t)
+	parts := []string{"a", "b", "I", "7", "x", "word", "it", "z9", " ", " ", " ", "  ", "\t", "\n", ".", ",", "'", "-", "(", ")"}
+	rare := []string{"é", "\u00A0", "а", "\u200B", "ñ"}
+	yes, no := 0, 0
+	for range 50000 {
+		var sb strings.Builder
+		for range r.IntN(16) {
+			if r.IntN(60) == 0 {
+				sb.WriteString(rare[r.IntN(len(rare))])
+			} else {
+				sb.WriteString(parts[r.IntN(len(parts))])
+			}
+		}
+		text := sb.String()
+		got, want := maybeDisguised(text), maybeDisguisedRunes(text)
+		if got != want {
+			t.Fatalf("maybeDisguised(%q) = %v, the word-by-word walk says %v", text, got, want)
+		}
+		if got {
+			yes++
+		} else {
+			no++
+		}
+	}
+	if yes == 0 || no == 0 {
+		t.Fatalf("%d texts disguised, %d not: the generator tests nothing", yes, no)
+	}
+}
