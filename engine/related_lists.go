@@ -66,7 +66,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 			continue
 		}
 		was := held[id]
-		patched, ok := c.patch(was, l, u.k, u.depth, c.shortened[id])
+		patched, ok := c.patch(was, l, u.k, u.depth, c.isShortened.has(id))
 		if !ok {
 			redo = append(redo, id)
 			continue
@@ -101,11 +101,14 @@ type listChange struct {
 	fresh     map[int64]bool // (re)indexed by the run
 	gone      map[int64]bool // left the index
 	shortened map[int64]bool // lost a list member by cascade
-	batch     []related.Vector
-	batchIdx  []int32 // batch[j] is st's vector batchIdx[j]
-	rest      []related.Vector
-	restIDs   []int64      // the documents of rest
-	join      *archiveJoin // the archive interned and indexed, when joined here
+	// The same as sets for the loops over every document and every held
+	// list's members (idSet): fresh, fresh or gone, shortened.
+	isFresh, changed, isShortened idSet
+	batch                         []related.Vector
+	batchIdx                      []int32 // batch[j] is st's vector batchIdx[j]
+	rest                          []related.Vector
+	restIDs                       []int64      // the documents of rest
+	join                          *archiveJoin // the archive interned and indexed, when joined here
 }
 
 // archiveJoin is the archive's vectors numbered and indexed once for every
@@ -235,8 +238,9 @@ func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange 
 	for _, id := range lost {
 		c.shortened[id] = true
 	}
+	c.isFresh, c.changed, c.isShortened = newIDSet(rd.indexed), newIDSet(rd.indexed, rd.gone), newIDSet(lost)
 	for i, id := range st.ids {
-		if !c.fresh[id] {
+		if !c.isFresh.has(id) {
 			c.rest = append(c.rest, st.vecs[i])
 			c.restIDs = append(c.restIDs, id)
 		}
@@ -259,9 +263,9 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 	for i, id := range st.ids {
 		l := stored[id]
 		switch {
-		case c.fresh[id]:
+		case c.isFresh.has(id):
 			floor[i] = float32(math.Inf(1))
-		case len(l.rows) > 0 && (l.cut || c.shortened[id]):
+		case len(l.rows) > 0 && (l.cut || c.isShortened.has(id)):
 			floor[i] = l.rows[len(l.rows)-1].cosine
 		}
 	}
@@ -282,7 +286,7 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 	}
 	back := make([][]related.Neighbor, 0, len(c.rest))
 	for i, id := range st.ids {
-		if !c.fresh[id] {
+		if !c.isFresh.has(id) {
 			back = append(back, above[i])
 		}
 	}
@@ -300,7 +304,7 @@ func (e *Engine) listHolders(ctx context.Context, c *listChange, held map[int64]
 	if held != nil {
 		for id, l := range held {
 			for _, r := range l.rows {
-				if c.fresh[r.other] || c.gone[r.other] {
+				if c.changed.has(r.other) {
 					out[id] = true
 					break
 				}
@@ -345,7 +349,7 @@ func (c *listChange) patch(cur heldList, gain []related.Neighbor, k, depth int, 
 	}
 	kept := make([]related.Neighbor, 0, len(cur.rows))
 	for _, r := range cur.rows {
-		if c.fresh[r.other] || c.gone[r.other] {
+		if c.changed.has(r.other) {
 			continue // its new cosine, if it still counts, is in gain
 		}
 		j := c.st.index(r.other)
