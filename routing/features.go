@@ -42,7 +42,22 @@ func NormalizeAppend(out, text []byte) []byte {
 	base := len(out)
 	space := false
 	for i := 0; i < len(text); {
-		if c := text[i]; c < utf8.RuneSelf { // ASCII fast path
+		if keptASCII[text[i]] {
+			// A run of ASCII bytes kept as they are (neither white space
+			// nor capitals: most of a text), appended at once.
+			j := i + 1
+			for j < len(text) && keptASCII[text[j]] {
+				j++
+			}
+			if space && len(out) > base {
+				out = append(out, ' ')
+			}
+			space = false
+			out = append(out, text[i:j]...)
+			i = j
+			continue
+		}
+		if c := text[i]; c < utf8.RuneSelf { // other ASCII: white space, capitals
 			i++
 			switch {
 			case c == ' ' || '\t' <= c && c <= '\r':
@@ -89,6 +104,15 @@ func NormalizeAppend(out, text []byte) []byte {
 	}
 	return out
 }
+
+// keptASCII marks the bytes NormalizeAppend copies as they are: ASCII other
+// than white space and capital letters.
+var keptASCII = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = !(c == ' ' || '\t' <= c && c <= '\r' || 'A' <= c && c <= 'Z')
+	}
+	return t
+}()
 
 // Fingerprint is the characteristic fingerprint of one chunk: the minimum
 // over its overlapping q-grams of mix(polynomial hash). A chunk shorter than

@@ -5,6 +5,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/plagd/plagd/disguise"
+	"github.com/plagd/plagd/internal/testseed"
 )
 
 func TestNormalize(t *testing.T) {
@@ -90,6 +95,60 @@ func TestNormalizeUndoesDisguises(t *testing.T) {
 	} {
 		if got, want := string(Normalize([]byte(d))), string(Normalize([]byte(clean))); got != want {
 			t.Errorf("Normalize(%q) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// normalizeByRune is Normalize's definition, rune by rune: the reference
+// for its fast path over ASCII runs.
+func normalizeByRune(text []byte) []byte {
+	var out []byte
+	space := false
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRune(text[i:])
+		raw := text[i : i+n]
+		i += n
+		switch {
+		case r == utf8.RuneError && n == 1:
+		case disguise.IsInvisible(r):
+			continue
+		case r < utf8.RuneSelf && (r == ' ' || '\t' <= r && r <= '\r'), r >= utf8.RuneSelf && unicode.IsSpace(r):
+			space = true
+			continue
+		}
+		if space && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		space = false
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, raw...)
+			continue
+		}
+		lr := unicode.ToLower(r)
+		if p, ok := disguise.Prototype(lr); ok && r >= utf8.RuneSelf {
+			out = append(out, p...)
+			continue
+		}
+		out = utf8.AppendRune(out, lr)
+	}
+	return out
+}
+
+// TestNormalize_ByRune: Normalize equals its rune-by-rune definition on
+// random texts of ASCII words and capitals, every kind of white space,
+// accented and look-alike letters, invisible characters and invalid bytes.
+func TestNormalize_ByRune(t *testing.T) {
+	r := testseed.Rand(t)
+	parts := []string{"word", "Word", "WORD", "x", "7", ".", ",", "'", " ", "  ", "\t", "\n", "\r\n", "\v", "\f",
+		"\u00a0", "\u2003", "é", "É", "ß", "Straße", "а", "С", "\u200b", "\u00ad", "\xff", "\xc3", "—", "€"}
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(20) {
+			sb.WriteString(parts[r.IntN(len(parts))])
+		}
+		in := []byte(sb.String())
+		if got, want := Normalize(in), normalizeByRune(in); !bytes.Equal(got, want) {
+			t.Fatalf("Normalize(%q) = %q, by rune %q", in, got, want)
 		}
 	}
 }
