@@ -65,6 +65,35 @@ func BenchmarkAnalyzer(b *testing.B) {
 	}
 }
 
+// archiveTexts are 8,000 documents of the realistic archive: enough for the
+// analyser's word table to hold the archive's whole vocabulary (about
+// 50,000 words), as it does in a run, where 200 documents keep it small
+// enough for the cache.
+var archiveTexts = sync.OnceValue(func() []string {
+	g := synth.New(synth.Realistic())
+	texts := make([]string, 8000)
+	for i := range texts {
+		texts[i] = g.Doc(i).Text
+	}
+	return texts
+})
+
+// BenchmarkAnalyzerArchive is BenchmarkAnalyzer over archiveTexts.
+func BenchmarkAnalyzerArchive(b *testing.B) {
+	texts := archiveTexts()
+	var n int64
+	for _, t := range texts {
+		n += int64(len(t))
+	}
+	b.SetBytes(n)
+	var a Analyzer
+	for b.Loop() {
+		for _, t := range texts {
+			a.Analyze(t)
+		}
+	}
+}
+
 // BenchmarkWordTerms: the sentence seeds' terms of every word, as a
 // report's cache of sources makes them (the process-wide cache warm after
 // the first pass).
