@@ -169,28 +169,64 @@ func MaybeDisguised(text string) bool { return maybeDisguised(text) }
 func maybeDisguised(text string) bool {
 	// ASCII first, the most of any archive: a run of MinSpacedRun (3)
 	// single letters one space apart is, in ASCII, a letter between two
-	// spaces whose neighbours beyond them are single letters too. Two
-	// tests a byte instead of the word-by-word walk below (about three
-	// times faster); any other byte hands the text to that walk.
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= utf8.RuneSelf {
-			return maybeDisguisedRunes(text)
+	// spaces whose neighbours beyond them are single letters too. Eight
+	// bytes at a time: a window with a byte above ASCII goes to the byte
+	// loop below (which hands the text to the word-by-word walk), a window
+	// with two spaces two apart is looked at byte by byte, and the rest,
+	// nearly all of a text, is passed by a few arithmetic operations.
+	const (
+		high   = 0x8080808080808080
+		low7   = 0x7f7f7f7f7f7f7f7f
+		spaces = 0x2020202020202020
+		first6 = 0x0000808080808080 // bytes 0-5, where two spaces two apart can start in the window
+	)
+	i := 0
+	for ; i+8 <= len(text); i += 6 {
+		w := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+			uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+		if w&high != 0 {
+			break
 		}
-		if c != ' ' || i+2 >= len(text) || text[i+2] != ' ' || !alnum(text[i+1]) {
+		x := w ^ spaces
+		sp := ^((x&low7 + low7) | x) & high // bit 7 of each byte that is a space
+		if sp&(sp>>16)&first6 == 0 {
 			continue
 		}
-		// text[i+1] is a single letter: are text[i-1] and text[i+3]?
-		if i+4 < len(text) && text[i+4] >= utf8.RuneSelf {
+		for p := i; p < i+6; p++ {
+			if disguised, runes := spacedAt(text, p); runes {
+				return maybeDisguisedRunes(text)
+			} else if disguised {
+				return true
+			}
+		}
+	}
+	for ; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
 			return maybeDisguisedRunes(text)
 		}
-		left := i >= 1 && alnum(text[i-1]) && (i < 2 || !alnum(text[i-2]))
-		right := i+3 < len(text) && alnum(text[i+3]) && (i+4 == len(text) || !alnum(text[i+4]))
-		if left && right {
+		if disguised, runes := spacedAt(text, i); runes {
+			return maybeDisguisedRunes(text)
+		} else if disguised {
 			return true
 		}
 	}
 	return false
+}
+
+// spacedAt reports whether the ASCII text up to i+2 has, from i, a space,
+// a single letter and a space, with single letters before and after them:
+// a run of three. runes is true when that depends on a byte above ASCII,
+// which only the word-by-word walk can judge.
+func spacedAt(text string, i int) (disguised, runes bool) {
+	if text[i] != ' ' || i+2 >= len(text) || text[i+2] != ' ' || !alnum(text[i+1]) {
+		return false, false
+	}
+	if i+4 < len(text) && text[i+4] >= utf8.RuneSelf {
+		return false, true
+	}
+	left := i >= 1 && alnum(text[i-1]) && (i < 2 || !alnum(text[i-2]))
+	right := i+3 < len(text) && alnum(text[i+3]) && (i+4 == len(text) || !alnum(text[i+4]))
+	return left && right, false
 }
 
 // maybeDisguisedRunes is maybeDisguised for any text, word by word.

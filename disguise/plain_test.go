@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plagd/plagd/internal/synth"
 	"github.com/plagd/plagd/internal/testseed"
 )
 
@@ -179,7 +180,7 @@ func TestMaybeDisguised_ASCIIWalk(t *testing.T) {
 	yes, no := 0, 0
 	for range 50000 {
 		var sb strings.Builder
-		for range r.IntN(16) {
+		for range r.IntN(48) {
 			if r.IntN(60) == 0 {
 				sb.WriteString(rare[r.IntN(len(rare))])
 			} else {
@@ -199,5 +200,34 @@ func TestMaybeDisguised_ASCIIWalk(t *testing.T) {
 	}
 	if yes == 0 || no == 0 {
 		t.Fatalf("%d texts disguised, %d not: the generator tests nothing", yes, no)
+	}
+}
+
+// BenchmarkMaybeDisguised: the quick test over 200 documents of the
+// realistic synthetic archive (ASCII English, as most of an archive), and
+// over the same with a non-ASCII letter at the end of each (the
+// word-by-word walk for all of it).
+func BenchmarkMaybeDisguised(b *testing.B) {
+	g := synth.New(synth.Realistic())
+	var ascii, accented []string
+	var n int64
+	for i := range 200 {
+		t := g.Doc(i).Text
+		ascii = append(ascii, t)
+		accented = append(accented, t+" é")
+		n += int64(len(t))
+	}
+	for _, c := range []struct {
+		name  string
+		texts []string
+	}{{"ascii", ascii}, {"accented", accented}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(n)
+			for b.Loop() {
+				for _, t := range c.texts {
+					MaybeDisguised(t)
+				}
+			}
+		})
 	}
 }
