@@ -76,6 +76,10 @@ type passStats struct {
 // all phases, then the stored texts of unchanged documents to the phases
 // that asked for them (stored[i] for phases[i]). Texts are spread over one
 // worker goroutine per core.
+// textBatch is how many texts a worker of the text pass takes through
+// the phases at a time.
+const textBatch = 8
+
 func (e *Engine) textPass(ctx context.Context, r *RunState, phases []Phase, stored []bool) (passStats, error) {
 	var st passStats
 	var read, tokenised atomic.Int64
@@ -93,15 +97,32 @@ func (e *Engine) textPass(ctx context.Context, r *RunState, phases []Phase, stor
 				for i, p := range want {
 					fns[i] = p.Worker()
 				}
-				var dt DocText
+				// Texts go through the phases textBatch at a time, each
+				// phase over all of them before the next: a phase's tables
+				// (the related analyser's word table, the near-duplicate
+				// model, the routing extractor's buffers) stay in the
+				// core's cache across the batch instead of being evicted
+				// by the other phases' at every text.
+				dts := make([]DocText, textBatch)
+				n := 0
+				flush := func() {
+					for _, fn := range fns {
+						for i := range n {
+							fn(&dts[i])
+						}
+					}
+					n = 0
+				}
 				for t := range texts {
+					dt := &dts[n]
 					dt.ID, dt.Text, dt.Stored = t.id, t.text, !staged
 					dt.Words = tok.Words(t.text, dt.Words[:0])
 					tokenised.Add(1)
-					for _, fn := range fns {
-						fn(&dt)
+					if n++; n == textBatch {
+						flush()
 					}
 				}
+				flush()
 				return nil
 			})
 		}
