@@ -10,18 +10,23 @@ import (
 
 // realisticTexts are 200 documents of the realistic synthetic archive, the
 // corpus the text pass benchmarks of every package use.
-var realisticTexts = sync.OnceValue(func() []string {
+var realisticTexts = sync.OnceValue(func() []string { return generated(200) })
+
+// generated are the first n documents of the realistic synthetic archive.
+func generated(n int) []string {
 	g := synth.New(synth.Realistic())
-	texts := make([]string, 200)
+	texts := make([]string, n)
 	for i := range texts {
 		texts[i] = g.Doc(i).Text
 	}
 	return texts
-})
+}
 
-func realisticBytes() int64 {
+func realisticBytes() int64 { return bytesOf(realisticTexts()) }
+
+func bytesOf(texts []string) int64 {
 	var n int64
-	for _, t := range realisticTexts() {
+	for _, t := range texts {
 		n += int64(len(t))
 	}
 	return n
@@ -69,23 +74,12 @@ func BenchmarkAnalyzer(b *testing.B) {
 // analyser's word table to hold the archive's whole vocabulary (about
 // 50,000 words), as it does in a run, where 200 documents keep it small
 // enough for the cache.
-var archiveTexts = sync.OnceValue(func() []string {
-	g := synth.New(synth.Realistic())
-	texts := make([]string, 8000)
-	for i := range texts {
-		texts[i] = g.Doc(i).Text
-	}
-	return texts
-})
+var archiveTexts = sync.OnceValue(func() []string { return generated(8000) })
 
 // BenchmarkAnalyzerArchive is BenchmarkAnalyzer over archiveTexts.
 func BenchmarkAnalyzerArchive(b *testing.B) {
 	texts := archiveTexts()
-	var n int64
-	for _, t := range texts {
-		n += int64(len(t))
-	}
-	b.SetBytes(n)
+	b.SetBytes(bytesOf(texts))
 	var a Analyzer
 	for b.Loop() {
 		for _, t := range texts {
