@@ -71,15 +71,15 @@ type passStats struct {
 	Read, Tokenised int64
 }
 
+// textBatch is how many texts a worker of the text pass takes through
+// the phases at a time.
+const textBatch = 8
+
 // textPass reads the texts of the run once and hands each, tokenised once,
 // to the workers of every phase that wants it: the run's staged texts to
 // all phases, then the stored texts of unchanged documents to the phases
 // that asked for them (stored[i] for phases[i]). Texts are spread over one
 // worker goroutine per core.
-// textBatch is how many texts a worker of the text pass takes through
-// the phases at a time.
-const textBatch = 8
-
 func (e *Engine) textPass(ctx context.Context, r *RunState, phases []Phase, stored []bool) (passStats, error) {
 	var st passStats
 	var read, tokenised atomic.Int64

@@ -97,12 +97,12 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 // batch of documents it (re)indexed, the rest of the archive, and the
 // documents that left or whose list lost a member by cascade.
 type listChange struct {
-	st        *relatedState
-	fresh     map[int64]bool // (re)indexed by the run
-	gone      map[int64]bool // left the index
-	shortened map[int64]bool // lost a list member by cascade
-	// The same as sets for the loops over every document and every held
-	// list's members (idSet): fresh, fresh or gone, shortened.
+	st    *relatedState
+	fresh map[int64]bool // (re)indexed by the run
+	gone  map[int64]bool // left the index
+	// fresh, fresh or gone, and the documents whose list lost a member by
+	// cascade, as sets for the loops over every document and every held
+	// list's members (idSet).
 	isFresh, changed, isShortened idSet
 	batch                         []related.Vector
 	batchIdx                      []int32 // batch[j] is st's vector batchIdx[j]
@@ -224,8 +224,7 @@ func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedSt
 }
 
 func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange {
-	c := &listChange{st: st, fresh: make(map[int64]bool, len(rd.indexed)), gone: make(map[int64]bool, len(rd.gone)),
-		shortened: make(map[int64]bool, len(lost))}
+	c := &listChange{st: st, fresh: make(map[int64]bool, len(rd.indexed)), gone: make(map[int64]bool, len(rd.gone))}
 	for _, id := range rd.indexed {
 		c.fresh[id] = true
 		i := st.index(id)
@@ -234,9 +233,6 @@ func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange 
 	}
 	for _, id := range rd.gone {
 		c.gone[id] = true
-	}
-	for _, id := range lost {
-		c.shortened[id] = true
 	}
 	c.isFresh, c.changed, c.isShortened = newIDSet(rd.indexed), newIDSet(rd.indexed, rd.gone), newIDSet(lost)
 	for i, id := range st.ids {
