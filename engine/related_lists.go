@@ -66,7 +66,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 			continue
 		}
 		was := held[id]
-		patched, ok := c.patch(was, l, u.k, u.depth, c.isShortened.has(id))
+		patched, ok := c.patch(was, l, u.k, u.depth, c.shortened.has(id))
 		if !ok {
 			redo = append(redo, id)
 			continue
@@ -85,7 +85,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	// The next run's held lists: this run's before it, patched.
 	st.lists = make(map[int64]heldList, len(held)+len(rd.indexed))
 	for id, l := range held {
-		if !c.gone[id] {
+		if !c.gone.has(id) {
 			st.lists[id] = l
 		}
 	}
@@ -97,18 +97,17 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 // batch of documents it (re)indexed, the rest of the archive, and the
 // documents that left or whose list lost a member by cascade.
 type listChange struct {
-	st    *relatedState
-	fresh map[int64]bool // (re)indexed by the run
-	gone  map[int64]bool // left the index
-	// fresh, fresh or gone, and the documents whose list lost a member by
-	// cascade, as sets for the loops over every document and every held
-	// list's members (idSet).
-	isFresh, changed, isShortened idSet
-	batch                         []related.Vector
-	batchIdx                      []int32 // batch[j] is st's vector batchIdx[j]
-	rest                          []related.Vector
-	restIDs                       []int64      // the documents of rest
-	join                          *archiveJoin // the archive interned and indexed, when joined here
+	st                *relatedState
+	freshIDs, goneIDs []int64 // (re)indexed by the run; left the index
+	// The same as sets, either of them (changed), and the documents whose
+	// list lost a member by cascade, for the loops over every document and
+	// every held list's members (idSet).
+	fresh, gone, changed, shortened idSet
+	batch                           []related.Vector
+	batchIdx                        []int32 // batch[j] is st's vector batchIdx[j]
+	rest                            []related.Vector
+	restIDs                         []int64      // the documents of rest
+	join                            *archiveJoin // the archive interned and indexed, when joined here
 }
 
 // archiveJoin is the archive's vectors numbered and indexed once for every
@@ -139,11 +138,10 @@ func newArchiveJoin(ctx context.Context, st, prev *relatedState, c *listChange) 
 // in st for the next run.
 func (st *relatedState) indexed(s *related.Set, prev *relatedState, c *listChange) *related.Index {
 	if prev != nil && prev.base != nil && prev.dict == st.dict {
-		stale := make(map[int64]bool, len(prev.stale)+len(c.fresh)+len(c.gone))
-		for _, m := range []map[int64]bool{prev.stale, c.fresh, c.gone} {
-			for id := range m {
-				stale[id] = true
-			}
+		stale := make(map[int64]bool, len(prev.stale)+len(c.freshIDs)+len(c.goneIDs))
+		maps.Copy(stale, prev.stale)
+		for _, id := range slices.Concat(c.freshIDs, c.goneIDs) {
+			stale[id] = true
 		}
 		at := make([]int32, len(prev.baseIDs))
 		reached := 0
@@ -170,7 +168,7 @@ func (st *relatedState) indexed(s *related.Set, prev *relatedState, c *listChang
 // them in st: those of prev's documents that did not change as prev has
 // them, the others converted in prev's related.Dict (a new Dict when prev
 // has none).
-func (st *relatedState) numbered(prev *relatedState, fresh map[int64]bool, r related.Runner) (*related.Dict, []related.Doc) {
+func (st *relatedState) numbered(prev *relatedState, fresh idSet, r related.Runner) (*related.Dict, []related.Doc) {
 	if prev == nil || prev.dict == nil {
 		st.dict = related.NewDict()
 		st.docs = st.dict.Docs(st.vecs, r)
@@ -179,7 +177,7 @@ func (st *relatedState) numbered(prev *relatedState, fresh map[int64]bool, r rel
 	st.dict, st.docs = prev.dict, make([]related.Doc, len(st.ids))
 	var convert []int
 	for i, id := range st.ids {
-		if j := prev.index(id); j >= 0 && !fresh[id] {
+		if j := prev.index(id); j >= 0 && !fresh.has(id) {
 			st.docs[i] = prev.docs[j]
 		} else {
 			convert = append(convert, i)
@@ -224,19 +222,15 @@ func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedSt
 }
 
 func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange {
-	c := &listChange{st: st, fresh: make(map[int64]bool, len(rd.indexed)), gone: make(map[int64]bool, len(rd.gone))}
+	c := &listChange{st: st, freshIDs: rd.indexed, goneIDs: rd.gone, fresh: newIDSet(rd.indexed), gone: newIDSet(rd.gone),
+		changed: newIDSet(rd.indexed, rd.gone), shortened: newIDSet(lost)}
 	for _, id := range rd.indexed {
-		c.fresh[id] = true
 		i := st.index(id)
 		c.batch = append(c.batch, st.vecs[i])
 		c.batchIdx = append(c.batchIdx, int32(i))
 	}
-	for _, id := range rd.gone {
-		c.gone[id] = true
-	}
-	c.isFresh, c.changed, c.isShortened = newIDSet(rd.indexed), newIDSet(rd.indexed, rd.gone), newIDSet(lost)
 	for i, id := range st.ids {
-		if !c.isFresh.has(id) {
+		if !c.fresh.has(id) {
 			c.rest = append(c.rest, st.vecs[i])
 			c.restIDs = append(c.restIDs, id)
 		}
@@ -259,9 +253,9 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 	for i, id := range st.ids {
 		l := stored[id]
 		switch {
-		case c.isFresh.has(id):
+		case c.fresh.has(id):
 			floor[i] = float32(math.Inf(1))
-		case len(l.rows) > 0 && (l.cut || c.isShortened.has(id)):
+		case len(l.rows) > 0 && (l.cut || c.shortened.has(id)):
 			floor[i] = l.rows[len(l.rows)-1].cosine
 		}
 	}
@@ -282,7 +276,7 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 	}
 	back := make([][]related.Neighbor, 0, len(c.rest))
 	for i, id := range st.ids {
-		if !c.isFresh.has(id) {
+		if !c.fresh.has(id) {
 			back = append(back, above[i])
 		}
 	}
@@ -308,13 +302,7 @@ func (e *Engine) listHolders(ctx context.Context, c *listChange, held map[int64]
 		}
 		return out, nil
 	}
-	ids := make([]int64, 0, len(c.fresh)+len(c.gone))
-	for id := range c.fresh {
-		ids = append(ids, id)
-	}
-	for id := range c.gone {
-		ids = append(ids, id)
-	}
+	ids := slices.Concat(c.freshIDs, c.goneIDs)
 	rows, err := e.pool.Query(ctx, `select doc_id from related_lists where others && $1::bigint[]`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("find lists that held changed documents: %w", err)

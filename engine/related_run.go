@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -349,46 +348,6 @@ func (st *relatedState) index(id int64) int {
 }
 
 func byDocument(a, b relatedVector) int { return cmp.Compare(a.id, b.id) }
-
-// denseIndex maps an id to its position in an ascending list of ids by
-// one load: pos[id-lo] is the position + 1, 0 for an id not in the list.
-// Document ids come from one PostgreSQL sequence, so the ids of an archive
-// are nearly dense; an incremental run looks up every document of the
-// archive a few times (a binary search per lookup was seconds at 1M
-// documents, each step a cache miss). Empty (find answers "not known")
-// when the ids span more than four slots per id.
-type denseIndex struct {
-	lo  int64
-	pos []int32
-}
-
-func newDenseIndex(ids []int64) denseIndex {
-	if len(ids) == 0 || len(ids) > math.MaxInt32-1 {
-		return denseIndex{}
-	}
-	lo, hi := ids[0], ids[len(ids)-1]
-	if span := uint64(hi - lo); span >= 4*uint64(len(ids))+1024 {
-		return denseIndex{}
-	}
-	x := denseIndex{lo: lo, pos: make([]int32, hi-lo+1)}
-	for i, id := range ids {
-		x.pos[id-lo] = int32(i + 1)
-	}
-	return x
-}
-
-// find returns id's position and true, (-1, true) for an id not in the
-// list, or false when the index is empty.
-func (x denseIndex) find(id int64) (int, bool) {
-	if x.pos == nil {
-		return 0, false
-	}
-	o := uint64(id - x.lo)
-	if o >= uint64(len(x.pos)) {
-		return -1, true
-	}
-	return int(x.pos[o]) - 1, true
-}
 
 // selfJoin recomputes every list: every document a query against all.
 func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedState) error {

@@ -58,7 +58,7 @@ func (p *routingPhase) Name() string { return "routing" }
 func (p *routingPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 	p.u = &routingUpdate{drop: r.Docs.gone, all: r.Full}
 	if !r.Full {
-		touched := slices.Concat([]int64{}, r.Docs.indexed, r.Docs.gone)
+		touched := slices.Concat(r.Docs.indexed, r.Docs.gone)
 		var oldest *int32
 		var rows, own int64
 		if err := p.e.pool.QueryRow(ctx, `select (select version from routing_features order by seq limit 1),

@@ -153,7 +153,7 @@ func (s *Slice) count(c *Counter, self DocID, chunks []uint32, checks []uint8, d
 	if skipSingles {
 		multi, shift := s.multi, s.multiShift
 		for i, ch := range chunks {
-			h := (uint64(ch)<<8 | uint64(checks[i])) * 0x9e3779b97f4a7c15 >> shift // multiHash
+			h := multiBit(ch, checks[i], shift)
 			ix[m] = uint32(i)
 			keep := uint32(multi[h>>6]>>(h&63)) & 1
 			if uint64(ch)-lo >= width {

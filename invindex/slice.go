@@ -285,9 +285,13 @@ func (s *Slice) eachShared(fn func(chunk uint32, check uint8)) {
 }
 
 // multiHash maps a window (chunk ID and fingerprint) to a bit of the multi
-// filter (multiplicative hashing of the 40 bits).
-func (s *Slice) multiHash(c uint32, check uint8) uint64 {
-	return (uint64(c)<<8 | uint64(check)) * 0x9e3779b97f4a7c15 >> s.multiShift
+// filter.
+func (s *Slice) multiHash(c uint32, check uint8) uint64 { return multiBit(c, check, s.multiShift) }
+
+// multiBit is multiHash with the filter's shift at hand (Count's loop
+// keeps it in a register): multiplicative hashing of the window's 40 bits.
+func multiBit(c uint32, check uint8, shift uint) uint64 {
+	return (uint64(c)<<8 | uint64(check)) * 0x9e3779b97f4a7c15 >> shift
 }
 
 // validate checks every structural invariant. ReadSlice calls it so that a
