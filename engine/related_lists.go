@@ -38,7 +38,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	if err != nil {
 		return err
 	}
-	// back[i]: what rest document i may gain, as batch positions. The
+	// back[i]: what document i of st may gain, as batch positions. The
 	// join runs on the master even when node processes share the run: the
 	// master holds the archive's vectors and keeps their index between
 	// runs, while a node would need the whole archive shipped to it for
@@ -46,7 +46,7 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	// between network namespaces: 233 MB and 3.1 s, against 0.7 s here;
 	// docs/SCALING.md). Nodes join the full runs' self join.
 	back, held, err := e.gainsHere(ctx, u, st, rd, c, prev)
-	if err != nil || len(c.restIDs) == 0 {
+	if err != nil || len(st.ids) == len(rd.indexed) {
 		return err
 	}
 	// The lists to patch: those that gain, those that held a changed or
@@ -57,15 +57,17 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 		return err
 	}
 	for _, id := range lost {
-		touched[id] = true
+		if i := st.index(id); i >= 0 {
+			touched[i] = true
+		}
 	}
 	var redo []int64
-	for i, l := range back {
-		id := c.restIDs[i]
-		if len(l) == 0 && !touched[id] {
+	for i, id := range st.ids {
+		l := back[i]
+		if c.fresh.has(id) || len(l) == 0 && !touched[i] {
 			continue
 		}
-		was := held[id]
+		was := held[i]
 		patched, ok := c.patch(was, l, u.k, u.depth, c.shortened.has(id))
 		if !ok {
 			redo = append(redo, id)
@@ -82,14 +84,12 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	if err := c.join.lists(ctx, u, st, redo); err != nil {
 		return err
 	}
-	// The next run's held lists: this run's before it, patched.
-	st.lists = make(map[int64]heldList, len(held)+len(rd.indexed))
-	for id, l := range held {
-		if !c.gone.has(id) {
-			st.lists[id] = l
-		}
+	// The next run's held lists: this run's before it (held, the run's
+	// own copy, beside st.ids), patched.
+	for id, l := range u.held {
+		held[st.index(id)] = l
 	}
-	maps.Copy(st.lists, u.held)
+	st.lists = held
 	return nil
 }
 
@@ -104,9 +104,8 @@ type listChange struct {
 	// every held list's members (idSet).
 	fresh, gone, changed, shortened idSet
 	batch                           []related.Vector
-	batchIdx                        []int32 // batch[j] is st's vector batchIdx[j]
-	rest                            []related.Vector
-	restIDs                         []int64      // the documents of rest
+	batchIdx                        []int32      // batch[j] is st's vector batchIdx[j]
+	heldKnown                       bool         // the held lists are the engine's, with their margins
 	join                            *archiveJoin // the archive interned and indexed, when joined here
 }
 
@@ -229,29 +228,25 @@ func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange 
 		c.batch = append(c.batch, st.vecs[i])
 		c.batchIdx = append(c.batchIdx, int32(i))
 	}
-	for i, id := range st.ids {
-		if !c.fresh.has(id) {
-			c.rest = append(c.rest, st.vecs[i])
-			c.restIDs = append(c.restIDs, id)
-		}
-	}
 	return c
 }
 
 // gainsHere makes the batch's own lists and finds, in one pass of the
 // batch against the archive on this process's cores, the new documents
 // that reach each other document's floor (its held list's last cosine,
-// when the list is cut): what each rest document may gain. It returns those
-// gains and the held lists it read, every rest document's.
+// when the list is cut): what each document of st outside the batch may
+// gain, by its place in st. It returns those gains and the held lists it
+// read, beside st.ids (the batch's places empty).
 func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedState, rd runDocuments, c *listChange,
-	prev *relatedState) ([][]related.Neighbor, map[int64]heldList, error) {
-	stored, err := e.storedLists(ctx, prev, u.k, c.restIDs)
+	prev *relatedState) ([][]related.Neighbor, []heldList, error) {
+	stored, known, err := e.storedLists(ctx, prev, u.k, st, c.fresh)
+	c.heldKnown = known
 	if err != nil {
 		return nil, nil, err
 	}
 	floor := make([]float32, len(st.ids))
 	for i, id := range st.ids {
-		l := stored[id]
+		l := &stored[i]
 		switch {
 		case c.fresh.has(id):
 			floor[i] = float32(math.Inf(1))
@@ -274,28 +269,23 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 	for j, id := range rd.indexed {
 		u.set(id, rowsOf(st, lists[j]))
 	}
-	back := make([][]related.Neighbor, 0, len(c.rest))
-	for i, id := range st.ids {
-		if !c.fresh.has(id) {
-			back = append(back, above[i])
-		}
-	}
-	return back, stored, nil
+	return above, stored, nil
 }
 
-// listHolders are the rest documents whose list holds a document of the
-// run's batch or one that left: found in the held lists when the engine
-// has them (a margin member counts), else in the stored lists (one scan of
-// related_lists: its members are not indexed, migration 0017). A
-// hard-deleted document is still in the stored lists that held it when
-// it was deleted; the run takes it out here, as it does a soft-deleted one.
-func (e *Engine) listHolders(ctx context.Context, c *listChange, held map[int64]heldList) (map[int64]bool, error) {
-	out := map[int64]bool{}
-	if held != nil {
-		for id, l := range held {
-			for _, r := range l.rows {
+// listHolders are the places in st of the documents outside the batch
+// whose list holds a document of the run's batch or one that left: found
+// in the held lists when the engine has them (a margin member counts),
+// else in the stored lists (one scan of related_lists: its members are
+// not indexed, migration 0017). A hard-deleted document is still in the
+// stored lists that held it when it was deleted; the run takes it out
+// here, as it does a soft-deleted one.
+func (e *Engine) listHolders(ctx context.Context, c *listChange, held []heldList) ([]bool, error) {
+	out := make([]bool, len(c.st.ids))
+	if c.heldKnown {
+		for i := range held {
+			for _, r := range held[i].rows {
 				if c.changed.has(r.other) {
-					out[id] = true
+					out[i] = true
 					break
 				}
 			}
@@ -309,7 +299,9 @@ func (e *Engine) listHolders(ctx context.Context, c *listChange, held map[int64]
 	}
 	var id int64
 	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error {
-		out[id] = true
+		if i := c.st.index(id); i >= 0 {
+			out[i] = true
+		}
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("find lists that held changed documents: %w", err)
@@ -381,44 +373,51 @@ func (e *Engine) committedRelated(ctx context.Context, version int64) (*relatedS
 	return nil, nil
 }
 
-// storedLists returns the committed lists of ids, held with their margin
-// from the engine's copy when it has them (prev), else from the table,
-// where they end at k (cut when they hold k). The table is read as
-// stored, with the members hard-deleted since (which the view related
-// hides): the run takes them out (listChange.patch) knowing that the list
-// held them, so it refills or joins the list again rather than take a
-// shortened list for a complete one.
-func (e *Engine) storedLists(ctx context.Context, prev *relatedState, k int, ids []int64) (map[int64]heldList, error) {
+// storedLists returns the committed lists of st's documents outside the
+// batch fresh, beside st.ids: held with their margin from the engine's
+// copy when it has them (prev; known), else from the table, where they
+// end at k (cut when they hold k). The table is read as stored, with the
+// members hard-deleted since (which the view related hides): the run
+// takes them out (listChange.patch) knowing that the list held them, so
+// it refills or joins the list again rather than take a shortened list
+// for a complete one.
+func (e *Engine) storedLists(ctx context.Context, prev *relatedState, k int, st *relatedState, fresh idSet) (lists []heldList, known bool, err error) {
+	out := make([]heldList, len(st.ids))
 	if prev != nil && prev.lists != nil {
-		out := make(map[int64]heldList, len(ids))
-		for _, id := range ids {
-			if l, ok := prev.lists[id]; ok {
-				out[id] = l
+		for i, id := range st.ids {
+			if j := prev.index(id); j >= 0 && !fresh.has(id) {
+				out[i] = prev.lists[j]
 			}
 		}
-		return out, nil
+		return out, true, nil
+	}
+	var ids []int64
+	for _, id := range st.ids {
+		if !fresh.has(id) {
+			ids = append(ids, id)
+		}
 	}
 	rows, err := e.pool.Query(ctx, `
 		select l.doc_id, m.other_id, m.cosine
 		from related_lists l, unnest(l.others, l.cosines) as m(other_id, cosine)
 		where l.doc_id = any($1) order by l.doc_id, m.cosine desc, m.other_id`, ids)
 	if err != nil {
-		return nil, fmt.Errorf("read related lists: %w", err)
+		return nil, false, fmt.Errorf("read related lists: %w", err)
 	}
-	lists := map[int64][]relatedRow{}
 	var id int64
 	var r relatedRow
 	if _, err := pgx.ForEachRow(rows, []any{&id, &r.other, &r.cosine}, func() error {
-		lists[id] = append(lists[id], r)
+		if i := st.index(id); i >= 0 {
+			out[i].rows = append(out[i].rows, r)
+		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("read related lists: %w", err)
+		return nil, false, fmt.Errorf("read related lists: %w", err)
 	}
-	out := make(map[int64]heldList, len(lists))
-	for id, l := range lists {
-		out[id] = heldList{rows: l, cut: len(l) >= k}
+	for i := range out {
+		out[i].cut = len(out[i].rows) >= k
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // relatedVectors returns the stored vectors of ids (ascending; model

@@ -32,20 +32,21 @@ type relatedUpdate struct {
 	lists map[int64][]relatedRow
 	// held are the same lists down to depth, k plus related.margin, as
 	// the engine keeps them for the next run, including those whose top k
-	// did not change but whose margin did.
+	// did not change but whose margin did (an incremental run's: a
+	// rebuild's go straight into state.lists).
 	held     map[int64]heldList
 	k, depth int
 	// state is every vector after the run, ascending by document, kept by
 	// the engine for the next incremental run once this one has committed.
 	state *relatedState
 	stats relatedStats
-	// joining is the self join of a rebuild while it runs: it overlaps
-	// the commit's other writes (commitRun writes this update last), and
-	// Write waits for it.
+	// joining is the run's join while it runs (a rebuild's self join, or
+	// an incremental run's lists): it overlaps the commit's other writes
+	// (commitRun writes this update last), and Write waits for it.
 	joining *pendingJoin
 }
 
-// relatedJoinHold, set by a test, holds a rebuild's join until it is closed
+// relatedJoinHold, set by a test, holds a run's join until it is closed
 // or the join is cancelled: the commit then fails or waits with the join
 // still running.
 var relatedJoinHold chan struct{}
@@ -81,8 +82,12 @@ type relatedState struct {
 	// the ids are dense enough (denseIndex).
 	at denseIndex
 	// lists are the related lists as committed, each down to its margin,
-	// when known (nil: read them from the table, where they end at k).
-	lists map[int64]heldList
+	// lists[i] that of ids[i], when known (nil: read them from the table,
+	// where they end at k). A slice beside ids rather than a map: an
+	// incremental run reads every list and makes the next run's, and at
+	// 1M documents copying a million-entry map twice per run was a
+	// noticeable part of its related phase (its CPU profile).
+	lists []heldList
 	// dict and docs are vecs numbered for the exact joins (related.Dict),
 	// when a join on this process made them: the next incremental run
 	// converts only its batch.
@@ -227,11 +232,13 @@ func (p *relatedPhase) Worker() func(*DocText) {
 // Finish joins the vectors into lists: every list after a rebuild, the
 // touched ones otherwise.
 //
-// A rebuild's self join, every pair of the archive, is the phase's largest
-// part (16 s of a full run of 100,000 documents): it runs on in its own
-// goroutine while the commit writes the similarities, the texts and the
-// other features' tables, which keep PostgreSQL busy and leave a core
-// idle, and the update's Write waits for it.
+// The joins run on in their own goroutine while the commit writes the
+// similarities, the texts and the other features' tables, which keep
+// PostgreSQL busy and leave a core idle, and the update's Write waits for
+// them. A rebuild's self join, every pair of the archive, is the phase's
+// largest part (16 s of a full run of 100,000 documents); an incremental
+// run's join of its batch with the archive is half of its related phase
+// at 1M documents (docs/PERFORMANCE.md).
 func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) {
 	u := p.u
 	p.e.analyzers.give(p.lent) // the text pass is over
@@ -244,37 +251,43 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 		u.vectors = append(u.vectors, p.stored...)
 		st := newRelatedState(r.ID, u.vectors)
 		u.state = st
-		jctx, cancel := context.WithCancel(ctx)
-		j := &pendingJoin{done: make(chan struct{}), cancel: cancel}
-		u.joining = j
-		hold := relatedJoinHold
-		go func() {
-			defer close(j.done)
-			t := time.Now()
-			if hold != nil {
-				select {
-				case <-hold:
-				case <-jctx.Done():
-				}
-			}
-			if j.err = p.e.selfJoin(jctx, u, st); j.err == nil {
-				st.lists = u.held
-				p.logUpdated(r.ID)
-			}
-			j.took = time.Since(t)
-		}()
+		p.goJoin(ctx, r.ID, func(ctx context.Context) error { return p.e.selfJoin(ctx, u, st) })
 		return u, nil
-	}
-	defer p.logUpdated(r.ID)
-	old, err := p.e.relatedVectors(ctx, u.version, r.Docs.others)
-	if err != nil {
-		return nil, err
 	}
 	fresh := slices.Clone(p.fresh)
 	slices.SortFunc(fresh, byDocument)
-	st := newRelatedState(r.ID, mergeVectors(old, fresh))
-	u.state = st
-	return u, p.e.incrementalLists(ctx, u, st, r.Docs, r.changes.lostRelated)
+	p.goJoin(ctx, r.ID, func(ctx context.Context) error {
+		old, err := p.e.relatedVectors(ctx, u.version, r.Docs.others)
+		if err != nil {
+			return err
+		}
+		st := newRelatedState(r.ID, mergeVectors(old, fresh))
+		u.state = st
+		return p.e.incrementalLists(ctx, u, st, r.Docs, r.changes.lostRelated)
+	})
+	return u, nil
+}
+
+// goJoin runs join in its own goroutine as the update's pending join.
+func (p *relatedPhase) goJoin(ctx context.Context, runID int64, join func(context.Context) error) {
+	jctx, cancel := context.WithCancel(ctx)
+	j := &pendingJoin{done: make(chan struct{}), cancel: cancel}
+	p.u.joining = j
+	hold := relatedJoinHold
+	go func() {
+		defer close(j.done)
+		t := time.Now()
+		if hold != nil {
+			select {
+			case <-hold:
+			case <-jctx.Done():
+			}
+		}
+		if j.err = join(jctx); j.err == nil {
+			p.logUpdated(runID)
+		}
+		j.took = time.Since(t)
+	}()
 }
 
 // logUpdated logs what the phase computed.
@@ -316,7 +329,7 @@ func (u *relatedUpdate) abandon() {
 func (u *relatedUpdate) committed(e *Engine) { e.related = u.state }
 
 // report counts the lists the run patched and joined again, and the time
-// of a rebuild's join, which overlapped the commit ("related_join").
+// of the run's join, which overlapped the commit ("related_join").
 func (u *relatedUpdate) report(rep *RunReport) {
 	rep.RelatedPatched, rep.RelatedRejoined = u.stats.Patched, u.stats.Rejoined
 	if j := u.joining; j != nil {
@@ -370,8 +383,11 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 	if err != nil {
 		return err
 	}
+	st.lists = make([]heldList, len(lists))
 	for i, l := range lists {
-		u.set(st.ids[i], rowsOf(st, l))
+		rows := rowsOf(st, l)
+		st.lists[i] = u.heldOf(rows)
+		u.lists[st.ids[i]] = rows[:min(u.k, len(rows))]
 	}
 	return nil
 }
@@ -379,8 +395,14 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 // set makes rows, a list joined with the whole archive down to u.depth,
 // the list of document id: held in full, written down to k.
 func (u *relatedUpdate) set(id int64, rows []relatedRow) {
-	u.held[id] = heldList{rows: rows, cut: len(rows) >= u.depth}
+	u.held[id] = u.heldOf(rows)
 	u.lists[id] = rows[:min(u.k, len(rows))]
+}
+
+// heldOf is rows, a list joined with the whole archive down to u.depth,
+// as held: cut when the join may have stopped before its end.
+func (u *relatedUpdate) heldOf(rows []relatedRow) heldList {
+	return heldList{rows: rows, cut: len(rows) >= u.depth}
 }
 
 func rowsOf(st *relatedState, l []related.Neighbor) []relatedRow {

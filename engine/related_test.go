@@ -511,8 +511,9 @@ func TestRelated_HardDeleteIsHiddenThenTakenOut(t *testing.T) {
 	}
 }
 
-// TestRelated_CommitFailsWhileTheJoinRuns: a full run's related self join
-// runs on while its commit writes the other tables (relatedPhase.Finish).
+// TestRelated_CommitFailsWhileTheJoinRuns: a run's related join (a full
+// run's self join, an incremental run's lists) runs on while its commit
+// writes the other tables (relatedPhase.Finish).
 // When one of those writes fails, the run fails as a whole: nothing of it
 // is committed, the join is stopped and waited for (it is held until it is
 // cancelled: without the stop the run would never return), and the next
@@ -561,9 +562,50 @@ func TestRelated_CommitFailsWhileTheJoinRuns(t *testing.T) {
 	relatedJoinHold = nil
 	checkRelated(t, pool, cfg, "after the full run that followed a failed commit")
 	checkAgainstReference(t, pool, cfg, "after the full run that followed a failed commit")
+
+	// An incremental run's lists are joined while its commit writes, too.
+	for range 6 {
+		m.Step()
+	}
+	before := storedRelatedLists(t, pool)
+	if _, err := pool.Exec(ctx, `create trigger plagd_test_fail before insert on document_status
+		for each statement execute function plagd_test_fail()`); err != nil {
+		t.Fatal(err)
+	}
+	relatedJoinHold = make(chan struct{})
+	if _, err := e.Run(ctx, false); err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("an incremental run whose commit fails: error %v, want the injected failure", err)
+	}
+	if err := pool.QueryRow(ctx, `select count(*) from runs where status = 'committed'`).Scan(&committed); err != nil {
+		t.Fatal(err)
+	}
+	if after := storedRelatedLists(t, pool); committed != 1 || after != before {
+		t.Fatalf("after a failed incremental commit: %d committed runs (want 1), related lists changed: %t", committed, after != before)
+	}
+	if _, err := pool.Exec(ctx, `drop trigger plagd_test_fail on document_status`); err != nil {
+		t.Fatal(err)
+	}
+	hold = make(chan struct{})
+	relatedJoinHold = hold
+	time.AfterFunc(300*time.Millisecond, func() { close(hold) })
+	mustRun(t, e, false)
+	relatedJoinHold = nil
+	checkRelated(t, pool, cfg, "after the incremental run that followed a failed commit")
+	checkAgainstReference(t, pool, cfg, "after the incremental run that followed a failed commit")
 	for range 6 {
 		m.Step()
 	}
 	mustRun(t, e, false)
 	checkRelated(t, pool, cfg, "after an incremental run")
+}
+
+// storedRelatedLists is the related_lists table as one string.
+func storedRelatedLists(t *testing.T, pool *pgxpool.Pool) string {
+	t.Helper()
+	var s string
+	if err := pool.QueryRow(context.Background(), `select coalesce(string_agg(format('%s:%s:%s', doc_id, others, cosines), ' ' order by doc_id), '')
+		from related_lists`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
