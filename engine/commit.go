@@ -41,8 +41,8 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 		if err := writeDocState(ctx, tx, runID, full, out); err != nil {
 			return err
 		}
-		for _, u := range writeOrder(updates) {
-			if err := u.Write(ctx, tx, runID); err != nil {
+		for _, w := range writeOrder(updates) {
+			if err := w(ctx, tx, runID); err != nil {
 				return err
 			}
 		}
@@ -72,20 +72,31 @@ func commitRun(ctx context.Context, pool *pgxpool.Pool, fence func(context.Conte
 	return st, err
 }
 
-// writeOrder is updates with those still being computed last (a rebuild's
-// related join, see relatedPhase.Finish), so that the commit's other
-// writes run while they finish.
-func writeOrder(updates []Update) []Update {
-	out := make([]Update, 0, len(updates))
-	var later []Update
+// writeOrder is the writes of updates in the commit's order: those still
+// being computed last (a run's related join, see relatedPhase.Finish), so
+// that the commit's other writes run while they finish, and of those the
+// part that does not wait for them (earlyWriter) in the updates' order.
+func writeOrder(updates []Update) []func(context.Context, pgx.Tx, int64) error {
+	out := make([]func(context.Context, pgx.Tx, int64) error, 0, len(updates)+1)
+	var later []func(context.Context, pgx.Tx, int64) error
 	for _, u := range updates {
 		if l, ok := u.(interface{ late() bool }); ok && l.late() {
-			later = append(later, u)
+			if e, ok := u.(earlyWriter); ok {
+				out = append(out, e.writeEarly)
+			}
+			later = append(later, u.Write)
 			continue
 		}
-		out = append(out, u)
+		out = append(out, u.Write)
 	}
 	return append(out, later...)
+}
+
+// earlyWriter is a late update with a part that does not wait for what it
+// still computes: writeEarly writes that part in the commit's usual order,
+// Write the rest once it is done.
+type earlyWriter interface {
+	writeEarly(ctx context.Context, tx pgx.Tx, runID int64) error
 }
 
 // abandonAll stops what updates still compute (a run that failed before
