@@ -62,8 +62,10 @@ func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]rel
 // exactSelfHere is the exact self join of st's vectors on this process's
 // cores, each pair computed once (related.ExactSelf): the lists joinRelated
 // gives for Queries = Data = vecs, in half the postings. It numbers the
-// vectors' terms in a new related.Dict and keeps it in st with the index,
-// for the next incremental run. When ctx ends it stops within about one task and
+// vectors' terms in a new related.Dict and keeps it in st with the
+// numbered vectors, for the next incremental run; the index is dropped
+// with the join (an incremental run reads the archive's documents, not an
+// index of them: related.ExactScan). When ctx ends it stops within about one task and
 // returns ctx's error.
 func exactSelfHere(ctx context.Context, st *relatedState, k int, stats *relatedStats) (lists [][]related.Neighbor, err error) {
 	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
@@ -78,7 +80,6 @@ func exactSelfHere(ctx context.Context, st *relatedState, k int, stats *relatedS
 		lists, _ = related.ExactSelf(s, x, k, pool)
 		stats.Join = time.Since(start)
 		st.dict, st.docs = dict, docs
-		st.base, st.baseIDs, st.stale = x, st.ids, map[int64]bool{}
 	})
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -106,17 +105,17 @@ type listChange struct {
 	batch                           []related.Vector
 	batchIdx                        []int32      // batch[j] is st's vector batchIdx[j]
 	heldKnown                       bool         // the held lists are the engine's, with their margins
-	join                            *archiveJoin // the archive interned and indexed, when joined here
+	join                            *archiveJoin // the archive numbered, when joined here
 }
 
-// archiveJoin is the archive's vectors numbered and indexed once for every
-// exact join of an incremental run on this process's cores (the batch's
-// own lists and the lists joined again after it): each used to intern and
-// index the whole archive again. The numbering outlives the run
-// (relatedState.numbered): the next run converts only its own batch.
+// archiveJoin is the archive's vectors numbered once for every exact join
+// of an incremental run on this process's cores (the batch's own lists and
+// the lists joined again after it). The numbering outlives the run
+// (relatedState.numbered): the next run converts only its own batch. The
+// joins read each archive document against an index of their queries
+// (related.ExactScan): no inverted index of the archive is built or kept.
 type archiveJoin struct {
 	s *related.Set
-	x *related.Index
 }
 
 func newArchiveJoin(ctx context.Context, st, prev *relatedState, c *listChange) (*archiveJoin, error) {
@@ -125,42 +124,8 @@ func newArchiveJoin(ctx context.Context, st, prev *relatedState, c *listChange) 
 		pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
 		dict, docs := st.numbered(prev, c.fresh, pool)
 		a.s = related.SelfSet(dict, docs)
-		a.x = st.indexed(a.s, prev, c)
 	})
 	return a, err
-}
-
-// indexed returns the inverted index of s, st's vectors numbered: prev's
-// base index with only what it lacks indexed anew, while the documents
-// changed or gone since the base was built are at most an eighth of it and
-// those it lacks an eighth of s; a new base otherwise. It keeps the base
-// in st for the next run.
-func (st *relatedState) indexed(s *related.Set, prev *relatedState, c *listChange) *related.Index {
-	if prev != nil && prev.base != nil && prev.dict == st.dict {
-		stale := make(map[int64]bool, len(prev.stale)+len(c.freshIDs)+len(c.goneIDs))
-		maps.Copy(stale, prev.stale)
-		for _, id := range slices.Concat(c.freshIDs, c.goneIDs) {
-			stale[id] = true
-		}
-		at := make([]int32, len(prev.baseIDs))
-		reached := 0
-		for b, id := range prev.baseIDs {
-			at[b] = -1
-			if !stale[id] {
-				if i := st.index(id); i >= 0 {
-					at[b] = int32(i)
-					reached++
-				}
-			}
-		}
-		if 8*(len(at)-reached) <= len(at) && 8*(len(st.ids)-reached) <= len(st.ids) {
-			st.base, st.baseIDs, st.stale = prev.base, prev.baseIDs, stale
-			return related.Reuse(s, prev.base, at)
-		}
-	}
-	x := related.NewIndex(s)
-	st.base, st.baseIDs, st.stale = x, st.ids, map[int64]bool{}
-	return x
 }
 
 // numbered returns st's vectors numbered for the exact joins, and keeps
@@ -201,7 +166,7 @@ func (a *archiveJoin) above(ctx context.Context, st *relatedState, ids []int64, 
 		qs[j] = int32(st.index(id))
 	}
 	err = related.Catch(func() {
-		lists, above, _ = related.ExactOf(a.s, a.x, k, qs, floor, related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))))
+		lists, above, _ = related.ExactScan(a.s, k, qs, floor, related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))))
 	})
 	return lists, above, err
 }
@@ -259,7 +224,7 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 		return nil, nil, err
 	}
 	u.stats.Index = time.Since(t)
-	u.stats.IndexKept = prev != nil && prev.base != nil && st.base == prev.base
+	u.stats.NumberingKept = prev != nil && prev.dict != nil && st.dict == prev.dict
 	t = time.Now()
 	lists, above, err := c.join.above(ctx, st, rd.indexed, u.depth, floor)
 	if err != nil {

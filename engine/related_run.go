@@ -96,13 +96,6 @@ type relatedState struct {
 	// converts only its batch.
 	dict *related.Dict
 	docs []related.Doc
-	// base is an inverted index of the documents baseIDs (in that order)
-	// built by an earlier run of the same Dict, and stale the documents
-	// changed or gone since: an incremental run indexes only what base
-	// lacks (related.Reuse).
-	base    *related.Index
-	baseIDs []int64
-	stale   map[int64]bool
 }
 
 // heldList is a related list as the engine holds it between runs: its
@@ -125,12 +118,12 @@ type relatedStats struct {
 	// join; Rejoined those it could not prove exact (their margin ran
 	// out), joined again with the whole archive.
 	Patched, Rejoined int
-	// Index is the time spent interning and indexing the archive's
-	// vectors, Join the time of the joins with it.
+	// Index is the time spent numbering (and, for a self join, indexing)
+	// the archive's vectors, Join the time of the joins with it.
 	Index, Join time.Duration
-	// IndexKept: the archive's index was an earlier run's, with only what
-	// it lacked indexed anew (related.Reuse).
-	IndexKept bool
+	// NumberingKept: the archive's vectors were numbered by an earlier
+	// run, only the batch's converted anew (relatedState.numbered).
+	NumberingKept bool
 }
 
 // relatedPhase computes the vectors of what the run indexed and updates the
@@ -298,7 +291,7 @@ func (p *relatedPhase) logUpdated(runID int64) {
 	u := p.u
 	p.e.log.Info().Int64("run", runID).Str("method", u.stats.Method).Int("joined", u.stats.Queries).
 		Int("patched", u.stats.Patched).Int("rejoined", u.stats.Rejoined).Int("lists_written", len(u.lists)).
-		Dur("index_ms", u.stats.Index).Bool("index_kept", u.stats.IndexKept).Dur("join_ms", u.stats.Join).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
+		Dur("index_ms", u.stats.Index).Bool("numbering_kept", u.stats.NumberingKept).Dur("join_ms", u.stats.Join).Int64("on_nodes", p.e.relatedRemote.Load()-p.remote).
 		Msg("related documents updated")
 }
 

@@ -23,64 +23,12 @@ type Index struct {
 	doc  []int32
 	w    []float32
 	docs int
-	// holes: doc holds -1 for postings of documents no longer in the Set
-	// (Reuse), and delta indexes the Set's documents the rest does not.
-	holes bool
-	delta *Index
-}
-
-// Reuse returns an index of s made of base, an index built for an earlier
-// set of the same Dict, and a small index of what base lacks: at[b] is the
-// position in s of base's document b, or -1 when it left s or its vector
-// changed; every document of s that at does not reach is indexed anew.
-// base's postings are renumbered into a copy (one pass, no sorting; base
-// itself is left for later runs), with -1 for the documents gone. An
-// incremental run then indexes its batch instead of the whole archive
-// (1.1 s of a run on 100,000 realistic documents). A document's postings
-// are all in base or all in the delta, so every pair sums the same
-// products in the same order as in NewIndex(s): the joins give the same
-// lists, bit for bit.
-func Reuse(s *Set, base *Index, at []int32) *Index {
-	if base.holes || base.delta != nil || len(at) != base.docs {
-		panic("related: Reuse needs a plain index and one position per document of it")
-	}
-	reached := make([]bool, len(s.d))
-	for _, p := range at {
-		if p >= 0 {
-			reached[p] = true
-		}
-	}
-	var rest []int32
-	for i, r := range reached {
-		if !r {
-			rest = append(rest, int32(i))
-		}
-	}
-	// The base's postings renumbered (a copy: the base serves the next
-	// run too), one range of postings per core.
-	doc := make([]int32, len(base.doc))
-	var wg sync.WaitGroup
-	for _, rg := range chunks(len(doc), runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for p := rg[0]; p < rg[1]; p++ {
-				doc[p] = at[base.doc[p]]
-			}
-		})
-	}
-	wg.Wait()
-	return &Index{off: base.off, doc: doc, w: base.w, docs: len(s.d), holes: true, delta: indexOfDocs(s, rest)}
 }
 
 // NewIndex builds the inverted index of s's data documents. Postings are in
 // ascending document order.
 func NewIndex(s *Set) *Index {
 	return indexOf(s, len(s.d), func(i int) int32 { return int32(i) })
-}
-
-// indexOfDocs is the index of the documents docs of s (positions,
-// ascending).
-func indexOfDocs(s *Set, docs []int32) *Index {
-	return indexOf(s, len(docs), func(i int) int32 { return docs[i] })
 }
 
 // indexOf is the index of the n documents doc(0), ..., doc(n-1) of s
@@ -214,11 +162,7 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 			// documents, the accumulator is read whole, in order.
 			var reads int64
 			for _, t := range q.t {
-				for part := x; part != nil; part = part.delta {
-					if int(t)+1 < len(part.off) {
-						reads += part.off[t+1] - part.off[t]
-					}
-				}
+				reads += x.off[t+1] - x.off[t]
 			}
 			n += reads
 			dense := 2*reads >= int64(x.docs)
@@ -228,30 +172,20 @@ func exact(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) ([][]
 			touched = touched[:0]
 			for i, t := range q.t {
 				qw := float64(q.w[i])
-				for part := x; part != nil; part = part.delta {
-					if int(t)+1 >= len(part.off) {
-						continue // a term numbered after part was built
-					}
-					lo, hi := part.off[t], part.off[t+1]
-					docs, ws := part.doc[lo:hi], part.w[lo:hi]
-					ws = ws[:len(docs)]
-					if dense {
-						for j, d := range docs {
-							if d >= 0 { // not gone from the Set since part was built (Reuse)
-								acc[d] += qw * float64(ws[j])
-							}
-						}
-						continue
-					}
+				lo, hi := x.off[t], x.off[t+1]
+				docs, ws := x.doc[lo:hi], x.w[lo:hi]
+				ws = ws[:len(docs)]
+				if dense {
 					for j, d := range docs {
-						if d < 0 {
-							continue // gone from the Set since part was built (Reuse)
-						}
-						if acc[d] == 0 {
-							touched = append(touched, d)
-						}
 						acc[d] += qw * float64(ws[j])
 					}
+					continue
+				}
+				for j, d := range docs {
+					if acc[d] == 0 {
+						touched = append(touched, d)
+					}
+					acc[d] += qw * float64(ws[j])
 				}
 			}
 			top.reset(k)

@@ -21,9 +21,6 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 	if !s.Self {
 		panic("related: ExactSelf needs a self join")
 	}
-	if x.holes || x.delta != nil {
-		panic("related: ExactSelf needs a plain index (NewIndex), not Reuse's")
-	}
 	out := make([][]Neighbor, len(s.q))
 	after := postingsAfter(s, x)
 	cs := chunks(len(s.q), 16*max(1, len(s.q)/4096+1))
