@@ -39,13 +39,13 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	}
 	// back[i]: what document i of st may gain, as batch positions. The
 	// join runs on the master even when node processes share the run: the
-	// master holds the archive's vectors and keeps their index between
+	// master holds the archive's vectors and keeps them numbered between
 	// runs, while a node would need the whole archive shipped to it for
 	// every run (at 20,000 realistic documents over a 1 Gbit/s link
 	// between network namespaces: 233 MB and 3.1 s, against 0.7 s here;
 	// docs/SCALING.md). Nodes join the full runs' self join.
 	back, held, err := e.gainsHere(ctx, u, st, rd, c, prev)
-	if err != nil || len(st.ids) == len(rd.indexed) {
+	if err != nil {
 		return err
 	}
 	// The lists to patch: those that gain, those that held a changed or
@@ -173,6 +173,9 @@ func (a *archiveJoin) above(ctx context.Context, st *relatedState, ids []int64, 
 
 // lists joins the documents ids (of st) again with the whole archive.
 func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedState, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	defer func(t time.Time) { u.stats.Join += time.Since(t) }(time.Now())
 	slices.Sort(ids)
 	lists, _, err := a.above(ctx, st, ids, u.depth, nil)
