@@ -547,16 +547,8 @@ func TestRelated_CommitFailsWhileTheJoinRuns(t *testing.T) {
 	if committed != 0 || models != 0 || lists != 0 {
 		t.Fatalf("after a failed commit: %d committed runs, %d related models, %d related lists; want none", committed, models, lists)
 	}
-	if _, err := pool.Exec(ctx, `drop trigger plagd_test_fail on document_status`); err != nil {
-		t.Fatal(err)
-	}
-	// Held for a moment: the commit's other writes go first and the
-	// related update waits for the join (the rows do not depend on it).
-	hold := make(chan struct{})
-	relatedJoinHold = hold
-	time.AfterFunc(300*time.Millisecond, func() { close(hold) })
-	mustRun(t, e, true)
-	relatedJoinHold = nil
+	mustExec(t, pool, `drop trigger plagd_test_fail on document_status`)
+	runWithJoinHeld(t, e, true)
 	checkRelated(t, pool, cfg, "after the full run that followed a failed commit")
 	checkAgainstReference(t, pool, cfg, "after the full run that followed a failed commit")
 
@@ -565,10 +557,8 @@ func TestRelated_CommitFailsWhileTheJoinRuns(t *testing.T) {
 		m.Step()
 	}
 	before := storedRelatedLists(t, pool)
-	if _, err := pool.Exec(ctx, `create trigger plagd_test_fail before insert on document_status
-		for each statement execute function plagd_test_fail()`); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, pool, `create trigger plagd_test_fail before insert on document_status
+		for each statement execute function plagd_test_fail()`)
 	relatedJoinHold = make(chan struct{})
 	if _, err := e.Run(ctx, false); err == nil || !strings.Contains(err.Error(), "injected failure") {
 		t.Fatalf("an incremental run whose commit fails: error %v, want the injected failure", err)
@@ -579,14 +569,8 @@ func TestRelated_CommitFailsWhileTheJoinRuns(t *testing.T) {
 	if after := storedRelatedLists(t, pool); committed != 1 || after != before {
 		t.Fatalf("after a failed incremental commit: %d committed runs (want 1), related lists changed: %t", committed, after != before)
 	}
-	if _, err := pool.Exec(ctx, `drop trigger plagd_test_fail on document_status`); err != nil {
-		t.Fatal(err)
-	}
-	hold = make(chan struct{})
-	relatedJoinHold = hold
-	time.AfterFunc(300*time.Millisecond, func() { close(hold) })
-	mustRun(t, e, false)
-	relatedJoinHold = nil
+	mustExec(t, pool, `drop trigger plagd_test_fail on document_status`)
+	runWithJoinHeld(t, e, false)
 	checkRelated(t, pool, cfg, "after the incremental run that followed a failed commit")
 	checkAgainstReference(t, pool, cfg, "after the incremental run that followed a failed commit")
 	for range 6 {
@@ -594,6 +578,26 @@ func TestRelated_CommitFailsWhileTheJoinRuns(t *testing.T) {
 	}
 	mustRun(t, e, false)
 	checkRelated(t, pool, cfg, "after an incremental run")
+}
+
+// runWithJoinHeld runs e with its related join held for a moment: the
+// commit's other writes go first and the related update waits for the
+// join (the rows do not depend on it).
+func runWithJoinHeld(t *testing.T, e *Engine, full bool) {
+	t.Helper()
+	hold := make(chan struct{})
+	relatedJoinHold = hold
+	time.AfterFunc(300*time.Millisecond, func() { close(hold) })
+	mustRun(t, e, full)
+	relatedJoinHold = nil
+}
+
+// mustExec runs sql on pool or fails t.
+func mustExec(t *testing.T, pool *pgxpool.Pool, sql string) {
+	t.Helper()
+	if _, err := pool.Exec(context.Background(), sql); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // storedRelatedLists is the related_lists table as one string.

@@ -3,7 +3,6 @@ package related
 import (
 	"math"
 	"slices"
-	"sync"
 )
 
 // ExactScan is ExactOf computed the other way round: instead of reading,
@@ -35,7 +34,7 @@ func ExactScan(s *Set, k int, qs []int32, floor []float32, r Runner) (top, above
 	cs := chunks(len(s.d), 64)
 	hits := make([][]aboveHit, len(cs))
 	posts := make([]int64, len(cs))
-	states := scanStates{k: k, n: len(qs)}
+	states := newScanStates(k, len(qs))
 	r.Run(len(cs), func(c int) {
 		ss := states.get()
 		defer states.put(ss)
@@ -170,36 +169,23 @@ type scanState struct {
 	worst   []float64 // of top[j] once full
 }
 
-// scanStates hands each running task a state, one per task running at
-// once, reused by the tasks that follow; merge combines their lists.
+// scanStates are ExactScan's task states; merge combines their lists.
 type scanStates struct {
-	k, n int
-	mu   sync.Mutex
-	free []*scanState
-	all  []*scanState
+	n int
+	taskStates[*scanState]
 }
 
-func (ss *scanStates) get() *scanState {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if n := len(ss.free); n > 0 {
-		s := ss.free[n-1]
-		ss.free = ss.free[:n-1]
+func newScanStates(k, n int) *scanStates {
+	ss := &scanStates{n: n}
+	ss.make = func() *scanState {
+		s := &scanState{acc: make([]float64, n), top: make([]topK, n), worst: make([]float64, n)}
+		for j := range s.top {
+			s.top[j].reset(k)
+			s.worst[j] = math.Inf(-1)
+		}
 		return s
 	}
-	s := &scanState{acc: make([]float64, ss.n), top: make([]topK, ss.n), worst: make([]float64, ss.n)}
-	for j := range s.top {
-		s.top[j].reset(ss.k)
-		s.worst[j] = math.Inf(-1)
-	}
-	ss.all = append(ss.all, s)
-	return s
-}
-
-func (ss *scanStates) put(s *scanState) {
-	ss.mu.Lock()
-	ss.free = append(ss.free, s)
-	ss.mu.Unlock()
+	return ss
 }
 
 // merge is each query's k best over every state, best first.

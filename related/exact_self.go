@@ -179,18 +179,20 @@ var denseAcc = 0
 // better pairs; the back heaps' pushes were a quarter of the self join's
 // time on the realistic 100,000 documents (CPU profile of the full run).
 type backLists struct {
-	k, docs int
-	floors  []atomic.Uint32
-	mu      sync.Mutex
-	free    []*heaps
-	all     []*heaps
+	floors []atomic.Uint32
+	taskStates[*heaps]
 }
 
 func newBackLists(docs, k int) *backLists {
-	b := &backLists{k: k, docs: docs, floors: hugepage.Make[atomic.Uint32](docs)}
+	b := &backLists{floors: hugepage.Make[atomic.Uint32](docs)}
 	inf := math.Float32bits(float32(math.Inf(-1)))
 	for d := range b.floors {
 		b.floors[d].Store(inf)
+	}
+	b.make = func() *heaps {
+		l := newHeaps(docs, k)
+		l.raise = b.raise
+		return l
 	}
 	return b
 }
@@ -209,26 +211,6 @@ func (b *backLists) raise(d int32, sim float32) {
 			return
 		}
 	}
-}
-
-func (b *backLists) get() *heaps {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if n := len(b.free); n > 0 {
-		l := b.free[n-1]
-		b.free = b.free[:n-1]
-		return l
-	}
-	l := newHeaps(b.docs, b.k)
-	l.raise = b.raise
-	b.all = append(b.all, l)
-	return l
-}
-
-func (b *backLists) put(l *heaps) {
-	b.mu.Lock()
-	b.free = append(b.free, l)
-	b.mu.Unlock()
 }
 
 // mergeInto merges every set's heap of document i into out[i]. Each pair

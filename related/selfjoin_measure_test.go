@@ -18,10 +18,7 @@ func TestMeasureExactSelf(t *testing.T) {
 	measure.Gate(t, "PLAGD_RELATED_MEASURE")
 	n := measure.EnvInt("PLAGD_RELATED_N", 20000)
 	repeat := measure.EnvInt("PLAGD_RELATED_REPEAT", 5)
-	counts, df := countAll(measureCorpora(n)[0], n, 10000)
-	m := NewModel(1, df, 0.05)
-	m.MaxTerms = 200
-	vs, _ := weighAll(m, counts)
+	vs := realisticVectors(n)
 	dict := NewDict()
 	s := SelfSet(dict, dict.Docs(vs, Pool(0)))
 	x := NewIndex(s)
@@ -54,11 +51,7 @@ func TestMeasureBatchJoin(t *testing.T) {
 	n := measure.EnvInt("PLAGD_RELATED_N", 20000)
 	copies := measure.EnvInt("PLAGD_RELATED_COPIES", 10)
 	repeat := measure.EnvInt("PLAGD_RELATED_REPEAT", 3)
-	counts, df := countAll(measureCorpora(n)[0], n, 10000)
-	m := NewModel(1, df, 0.05)
-	m.MaxTerms = 200
-	base, _ := weighAll(m, counts)
-	counts = nil
+	base := realisticVectors(n)
 	r := rand.New(rand.NewPCG(1, 2))
 	vs := make([]Vector, 0, n*copies)
 	for c := range copies {
@@ -97,4 +90,15 @@ func TestMeasureBatchJoin(t *testing.T) {
 	slices.Sort(scan)
 	t.Logf("%d documents, batch of 800: ExactOf median %s of %v; ExactScan median %s of %v",
 		len(vs), of[len(of)/2], of, scan[len(scan)/2], scan)
+}
+
+// realisticVectors is the vectors of the realistic corpus's first n
+// documents cut to 200 terms, under a model counted over 10,000 of them
+// with the 5 % share, as the engine makes them.
+func realisticVectors(n int) []Vector {
+	counts, df := countAll(measureCorpora(n)[0], n, 10000)
+	m := NewModel(1, df, 0.05)
+	m.MaxTerms = 200
+	vs, _ := weighAll(m, counts)
+	return vs
 }
