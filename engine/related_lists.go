@@ -98,14 +98,13 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 type listChange struct {
 	st                *relatedState
 	freshIDs, goneIDs []int64 // (re)indexed by the run; left the index
-	// The same as sets, either of them (changed), and the documents whose
-	// list lost a member by cascade, for the loops over every document and
-	// every held list's members (idSet).
-	fresh, gone, changed, shortened idSet
-	batch                           []related.Vector
-	batchIdx                        []int32      // batch[j] is st's vector batchIdx[j]
-	heldKnown                       bool         // the held lists are the engine's, with their margins
-	join                            *archiveJoin // the archive numbered, when joined here
+	// The fresh ones as a set, either kind (changed), and the documents
+	// whose list lost a member by cascade, for the loops over every
+	// document and every held list's members (idSet).
+	fresh, changed, shortened idSet
+	batchIdx                  []int32      // the batch's places in st, in rd.indexed's order
+	heldKnown                 bool         // the held lists are the engine's, with their margins
+	join                      *archiveJoin // the archive numbered, when joined here
 }
 
 // archiveJoin is the archive's vectors numbered once for every exact join
@@ -189,11 +188,10 @@ func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedSt
 }
 
 func newListChange(st *relatedState, rd runDocuments, lost []int64) *listChange {
-	c := &listChange{st: st, freshIDs: rd.indexed, goneIDs: rd.gone, fresh: newIDSet(rd.indexed), gone: newIDSet(rd.gone),
+	c := &listChange{st: st, freshIDs: rd.indexed, goneIDs: rd.gone, fresh: newIDSet(rd.indexed),
 		changed: newIDSet(rd.indexed, rd.gone), shortened: newIDSet(lost)}
 	for _, id := range rd.indexed {
 		i := st.index(id)
-		c.batch = append(c.batch, st.vecs[i])
 		c.batchIdx = append(c.batchIdx, int32(i))
 	}
 	return c
