@@ -93,8 +93,8 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 }
 
 // listChange is what an incremental run changes among the vectors: the
-// batch of documents it (re)indexed, the rest of the archive, and the
-// documents that left or whose list lost a member by cascade.
+// batch of documents it (re)indexed, the documents that left, and those
+// whose list lost a member by cascade.
 type listChange struct {
 	st                *relatedState
 	freshIDs, goneIDs []int64 // (re)indexed by the run; left the index
@@ -156,14 +156,10 @@ func (st *relatedState) numbered(prev *relatedState, fresh idSet, r related.Runn
 	return st.dict, st.docs
 }
 
-// above joins the documents ids (of st) with all of st: their lists, and
-// per document of st the ids whose cosine with it reaches floor
-// (related.ExactOf), as positions in ids.
-func (a *archiveJoin) above(ctx context.Context, st *relatedState, ids []int64, k int, floor []float32) (lists, above [][]related.Neighbor, err error) {
-	qs := make([]int32, len(ids))
-	for j, id := range ids {
-		qs[j] = int32(st.index(id))
-	}
+// above joins the documents qs (places in st) with all of st: their
+// lists, and per document of st the queries whose cosine with it reaches
+// floor (related.ExactScan), as positions in qs.
+func (a *archiveJoin) above(ctx context.Context, qs []int32, k int, floor []float32) (lists, above [][]related.Neighbor, err error) {
 	err = related.Catch(func() {
 		lists, above, _ = related.ExactScan(a.s, k, qs, floor, related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))))
 	})
@@ -177,7 +173,11 @@ func (a *archiveJoin) lists(ctx context.Context, u *relatedUpdate, st *relatedSt
 	}
 	defer func(t time.Time) { u.stats.Join += time.Since(t) }(time.Now())
 	slices.Sort(ids)
-	lists, _, err := a.above(ctx, st, ids, u.depth, nil)
+	qs := make([]int32, len(ids))
+	for j, id := range ids {
+		qs[j] = int32(st.index(id))
+	}
+	lists, _, err := a.above(ctx, qs, u.depth, nil)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func (e *Engine) gainsHere(ctx context.Context, u *relatedUpdate, st *relatedSta
 	u.stats.Index = time.Since(t)
 	u.stats.NumberingKept = prev != nil && prev.dict != nil && st.dict == prev.dict
 	t = time.Now()
-	lists, above, err := c.join.above(ctx, st, rd.indexed, u.depth, floor)
+	lists, above, err := c.join.above(ctx, c.batchIdx, u.depth, floor)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,10 +15,12 @@
 // PrefixJoin (prefix.go) is the prefix-filtering baseline in the spirit of
 // Vernica et al., the method the paper compares ZOLIP with. ExactSelf
 // (exact_self.go) is Exact for a self join computing each pair once (half
-// the postings), and ExactOf joins some documents of a self join's Set, so
-// that an incremental run indexes its archive once for all its joins; a
-// Dict (dict.go) numbers terms for good, so that the archive's vectors stay
-// converted from one run to the next and only a run's batch is converted.
+// the postings), ExactOf joins some documents of a self join's Set with
+// all of it, and ExactScan (exact_scan.go) gives ExactOf's result by
+// reading every archive document against an index of those few, with no
+// index of the archive: an incremental run's joins. A Dict (dict.go)
+// numbers terms for good, so that the archive's vectors stay converted
+// from one run to the next and only a run's batch is converted.
 //
 // Text analysis (analyze.go) turns words into terms: stop words removed per
 // language, stemmed where a stemmer exists (Snowball for English and six other

@@ -26,18 +26,12 @@ type Index struct {
 }
 
 // NewIndex builds the inverted index of s's data documents. Postings are in
-// ascending document order.
+// ascending document order. The documents are split in one range per
+// core: each counts its range's postings per term, the counts give every
+// range its place in each term's list, and each fills its places (the same
+// index as one pass in document order).
 func NewIndex(s *Set) *Index {
-	return indexOf(s, len(s.d), func(i int) int32 { return int32(i) })
-}
-
-// indexOf is the index of the n documents doc(0), ..., doc(n-1) of s
-// (ascending). The documents are split in one range per core: each counts
-// its range's postings per term, the counts give every range its place in
-// each term's list, and each fills its places (the same index as one pass
-// in document order; 0.6-1.7 s of an incremental run's join of 100,000
-// realistic documents on one core).
-func indexOf(s *Set, n int, doc func(i int) int32) *Index {
+	n := len(s.d)
 	terms := len(s.terms)
 	x := &Index{off: make([]int64, terms+1), docs: len(s.d)}
 	ranges := chunks(n, min(runtime.GOMAXPROCS(0), max(1, n/2048)))
@@ -48,7 +42,7 @@ func indexOf(s *Set, n int, doc func(i int) int32) *Index {
 		wg.Go(func() {
 			c := make([]int64, terms)
 			for i := rg[0]; i < rg[1]; i++ {
-				for _, t := range s.d[doc(i)].t {
+				for _, t := range s.d[i].t {
 					c[t]++
 				}
 			}
@@ -70,11 +64,10 @@ func indexOf(s *Set, n int, doc func(i int) int32) *Index {
 		wg.Go(func() {
 			fill := at[r]
 			for i := rg[0]; i < rg[1]; i++ {
-				di := doc(i)
-				d := &s.d[di]
+				d := &s.d[i]
 				for j, t := range d.t {
 					p := fill[t]
-					x.doc[p], x.w[p] = di, d.w[j]
+					x.doc[p], x.w[p] = int32(i), d.w[j]
 					fill[t] = p + 1
 				}
 			}
@@ -113,9 +106,9 @@ func ExactAbove(s *Set, x *Index, k int, floor []float32, r Runner) (top, above 
 
 // ExactOf is ExactAbove for some documents of a self join s: the queries
 // are the data documents qs (top[j] and the Doc of above's entries are
-// positions in qs), and floor may be nil (no above). One Set and Index of
-// the archive then serve every join of a run with a subset of it, instead
-// of interning and indexing the archive again for each.
+// positions in qs), and floor may be nil (no above). It is the reference
+// ExactScan, which an incremental run uses, is tested against: the same
+// join read from the archive's inverted index.
 func ExactOf(s *Set, x *Index, k int, qs []int32, floor []float32, r Runner) (top, above [][]Neighbor, st ExactStats) {
 	if !s.Self {
 		panic("related: ExactOf needs a self join")

@@ -42,7 +42,9 @@ func TestMeasureExactSelf(t *testing.T) {
 // jittered by up to 10 %, so that every term lies in COPIES times as many
 // documents, as in an archive COPIES times larger without topics; the
 // batch is 800 documents spread over it, floors 0.05, k 30. Medians of
-// PLAGD_RELATED_REPEAT runs of each.
+// PLAGD_RELATED_REPEAT runs of each. PLAGD_RELATED_TOPICS=1 takes the
+// topic corpus instead (documents of one topic share its terms, most pairs
+// share none).
 //
 //	PLAGD_RELATED_MEASURE=1 PLAGD_RELATED_N=100000 PLAGD_RELATED_COPIES=10 \
 //	  go test ./related -run TestMeasureBatchJoin -v -timeout 1h
@@ -51,7 +53,11 @@ func TestMeasureBatchJoin(t *testing.T) {
 	n := measure.EnvInt("PLAGD_RELATED_N", 20000)
 	copies := measure.EnvInt("PLAGD_RELATED_COPIES", 10)
 	repeat := measure.EnvInt("PLAGD_RELATED_REPEAT", 3)
-	base := realisticVectors(n)
+	corpus := 0
+	if measure.EnvInt("PLAGD_RELATED_TOPICS", 0) == 1 {
+		corpus = 1
+	}
+	base := corpusVectors(corpus, n)
 	r := rand.New(rand.NewPCG(1, 2))
 	vs := make([]Vector, 0, n*copies)
 	for c := range copies {
@@ -95,8 +101,12 @@ func TestMeasureBatchJoin(t *testing.T) {
 // realisticVectors is the vectors of the realistic corpus's first n
 // documents cut to 200 terms, under a model counted over 10,000 of them
 // with the 5 % share, as the engine makes them.
-func realisticVectors(n int) []Vector {
-	counts, df := countAll(measureCorpora(n)[0], n, 10000)
+func realisticVectors(n int) []Vector { return corpusVectors(0, n) }
+
+// corpusVectors is realisticVectors for measureCorpora(n)[c] (0 the
+// realistic corpus, 1 the topic corpus).
+func corpusVectors(c, n int) []Vector {
+	counts, df := countAll(measureCorpora(n)[c], n, 10000)
 	m := NewModel(1, df, 0.05)
 	m.MaxTerms = 200
 	vs, _ := weighAll(m, counts)
