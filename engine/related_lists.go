@@ -60,21 +60,37 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 			touched[i] = true
 		}
 	}
-	var redo []int64
+	var todo []int32 // the places of the lists to patch
 	for i, id := range st.ids {
-		l := back[i]
-		if c.fresh.has(id) || len(l) == 0 && !touched[i] {
-			continue
+		if !c.fresh.has(id) && (len(back[i]) > 0 || touched[i]) {
+			todo = append(todo, int32(i))
 		}
-		was := held[i]
-		patched, ok := c.patch(was, l, u.k, u.depth, c.shortened.has(id))
-		if !ok {
+	}
+	// Patched on every core (at 1M documents, 127,061 lists per 1,000
+	// changes), then collected in order.
+	patched, ok := make([]heldList, len(todo)), make([]bool, len(todo))
+	err = related.Catch(func() {
+		cs := (len(todo) + 4095) / 4096
+		related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))).Run(cs, func(c0 int) {
+			for j := c0 * 4096; j < min(len(todo), (c0+1)*4096); j++ {
+				i := todo[j]
+				patched[j], ok[j] = c.patch(held[i], back[i], u.k, u.depth, c.shortened.has(st.ids[i]))
+			}
+		})
+	})
+	if err != nil {
+		return err
+	}
+	var redo []int64
+	for j, i := range todo {
+		id, was := st.ids[i], held[i]
+		if !ok[j] {
 			redo = append(redo, id)
 			continue
 		}
 		u.stats.Patched++
-		u.held[id] = patched
-		if top := patched.rows[:min(u.k, len(patched.rows))]; !slices.Equal(top, was.rows[:min(u.k, len(was.rows))]) {
+		u.held[id] = patched[j]
+		if top := patched[j].rows[:min(u.k, len(patched[j].rows))]; !slices.Equal(top, was.rows[:min(u.k, len(was.rows))]) {
 			u.lists[id] = top
 		}
 	}
@@ -161,7 +177,7 @@ func (st *relatedState) numbered(prev *relatedState, fresh idSet, r related.Runn
 // floor (related.ExactScan), as positions in qs.
 func (a *archiveJoin) above(ctx context.Context, qs []int32, k int, floor []float32) (lists, above [][]related.Neighbor, err error) {
 	err = related.Catch(func() {
-		lists, above, _ = related.ExactScan(a.s, k, qs, floor, related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))))
+		lists, above = related.ExactScan(a.s, k, qs, floor, related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))))
 	})
 	return lists, above, err
 }

@@ -124,6 +124,9 @@ type relatedStats struct {
 	// NumberingKept: the archive's vectors were numbered by an earlier
 	// run, only the batch's converted anew (relatedState.numbered).
 	NumberingKept bool
+	// Waited is how long the commit waited for the join once it had
+	// written everything else, Write how long it took to write the lists.
+	Waited, Write time.Duration
 }
 
 // relatedPhase computes the vectors of what the run indexed and updates the
@@ -330,7 +333,9 @@ func (u *relatedUpdate) report(rep *RunReport) {
 	rep.RelatedPatched, rep.RelatedRejoined = u.stats.Patched, u.stats.Rejoined
 	if j := u.joining; j != nil {
 		rep.Phases["related_join"] = j.took
+		rep.Phases["related_wait"] = u.stats.Waited
 	}
+	rep.Phases["related_lists"] = u.stats.Write
 }
 
 func newRelatedState(run int64, vs []relatedVector) *relatedState {
@@ -532,13 +537,18 @@ func (u *relatedUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error
 			return err
 		}
 	}
+	t := time.Now()
 	if err := u.wait(ctx); err != nil {
 		return err
 	}
+	u.stats.Waited = time.Since(t)
 	if u.state != nil {
 		u.state.version = u.version
 	}
-	return u.writeLists(ctx, tx)
+	t = time.Now()
+	err := u.writeLists(ctx, tx)
+	u.stats.Write = time.Since(t)
+	return err
 }
 
 // copyVectors writes vectors into the emptied related_vectors table.

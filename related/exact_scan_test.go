@@ -13,7 +13,8 @@ import (
 // bit for bit: for any batch of queries (none, one, some, all), floors
 // drawn at random, at the lists' own similarities (ties) or none, k
 // smaller and larger than the lists, sets numbered by Prepare and by a
-// Dict, each way of reading the accumulator, and more workers than one.
+// Dict, each way of reading the accumulator (padded index or not), and
+// more workers than one.
 func TestExactScanEqualsExactOf(t *testing.T) {
 	r := testseed.Rand(t)
 	for _, n := range []int{1, 2, 60, 500} {
@@ -41,13 +42,16 @@ func TestExactScanEqualsExactOf(t *testing.T) {
 				for _, qs := range batches {
 					for _, k := range []int{1, 5, 40} {
 						for _, mode := range []int{0, 1, -1} {
-							how := fmt.Sprintf("n=%d %s, floors %s, %d queries, k=%d, mode %d", n, name, fname, len(qs), k, mode)
-							denseAcc = mode
-							wantTop, wantAbove, _ := ExactOf(s, x, k, qs, floor, Pool(3))
-							gotTop, gotAbove, _ := ExactScan(s, k, qs, floor, Pool(3))
-							denseAcc = 0
-							sameNeighborLists(t, how+": lists", gotTop, wantTop)
-							sameNeighborLists(t, how+": above", gotAbove, wantAbove)
+							for _, padTo := range []int{1024, 0} {
+								how := fmt.Sprintf("n=%d %s, floors %s, %d queries, k=%d, mode %d, padded up to %d queries",
+									n, name, fname, len(qs), k, mode, padTo)
+								denseAcc, denseScanQueries = mode, padTo
+								wantTop, wantAbove, _ := ExactOf(s, x, k, qs, floor, Pool(3))
+								gotTop, gotAbove := ExactScan(s, k, qs, floor, Pool(3))
+								denseAcc, denseScanQueries = 0, 1024
+								sameNeighborLists(t, how+": lists", gotTop, wantTop)
+								sameNeighborLists(t, how+": above", gotAbove, wantAbove)
+							}
 						}
 					}
 				}
