@@ -43,14 +43,14 @@ func (u *relatedUpdate) writeLists(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// upsertLists writes u.lists: a rebuild into the emptied table, an
-// incremental run after deleting the rows it replaces and those of the
-// lists left empty. One delete and one copy replaced a copy into a
-// temporary stage and an insert ... on conflict do update from it: the
-// same rows in one statement less, and no stage (36,087 lists of an
-// incremental run at 100,000 documents: 0.53 s before, 0.46-0.52 s after,
-// within the machine's noise; most of it is PostgreSQL storing the rows
-// and checking their key).
+// upsertLists writes u.lists. An incremental run stages its lists and
+// upserts them: on the 1M archive's table (100,010 of 1,000,152 lists
+// rewritten, by hand, twice) the stage and upsert took 1.7 and 1.9 s, and
+// deleting the lists and copying them in 2.8 and 3.1 s, a third of it the
+// foreign-key check of every inserted row, which an update of a row whose
+// key stays does not make (docs/PERFORMANCE.md). The table keeps a fifth
+// of each page free (migration 0019) so that an updated list stays on its
+// page.
 func (u *relatedUpdate) upsertLists(ctx context.Context, tx pgx.Tx) error {
 	if u.all {
 		if _, err := tx.Exec(ctx, `truncate related_lists`); err != nil {
@@ -58,29 +58,51 @@ func (u *relatedUpdate) upsertLists(ctx context.Context, tx pgx.Tx) error {
 		}
 	}
 	ids := make([]int64, 0, len(u.lists))
-	for id := range u.lists {
+	var empty []int64
+	for id, l := range u.lists {
+		if len(l) == 0 {
+			empty = append(empty, id)
+			continue
+		}
 		ids = append(ids, id)
 	}
-	slices.Sort(ids) // rows in key order: the index pages are written in order
-	if !u.all && len(ids) > 0 {
-		if _, err := tx.Exec(ctx, `delete from related_lists where doc_id = any($1)`, ids); err != nil {
-			return fmt.Errorf("delete the related lists the run replaces: %w", err)
+	if len(empty) > 0 && !u.all {
+		if _, err := tx.Exec(ctx, `delete from related_lists where doc_id = any($1)`, empty); err != nil {
+			return fmt.Errorf("delete emptied related lists: %w", err)
 		}
 	}
-	ids = slices.DeleteFunc(ids, func(id int64) bool { return len(u.lists[id]) == 0 })
 	if len(ids) == 0 {
 		return nil
 	}
+	slices.Sort(ids) // rows in key order: the index pages are written in order
 	var others []int64
 	var cosines []float32
 	rows := pgx.CopyFromSlice(len(ids), func(i int) ([]any, error) {
 		others, cosines = listArrays(u.lists[ids[i]], others[:0], cosines[:0])
 		return []any{ids[i], others, cosines}, nil
 	})
+	if u.all {
+		// Into the emptied table, no stage: lists of documents
+		// hard-deleted during the run are late deletes, which dropLate
+		// removes before the deferred foreign keys are checked.
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_lists"}, []string{"doc_id", "others", "cosines"}, rows); err != nil {
+			return fmt.Errorf("store related lists: %w", err)
+		}
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `create temp table related_stage (doc_id bigint, others bigint[], cosines real[]) on commit drop`); err != nil {
+		return fmt.Errorf("stage related lists: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_stage"}, []string{"doc_id", "others", "cosines"}, rows); err != nil {
+		return fmt.Errorf("stage related lists: %w", err)
+	}
 	// Not joined with documents: lists of documents hard-deleted during
 	// the run, and their places in other lists, are late deletes, which
 	// dropLate removes before the deferred foreign keys are checked.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_lists"}, []string{"doc_id", "others", "cosines"}, rows); err != nil {
+	if _, err := tx.Exec(ctx, `
+		insert into related_lists (doc_id, others, cosines)
+		select s.doc_id, s.others, s.cosines from related_stage s
+		on conflict (doc_id) do update set others = excluded.others, cosines = excluded.cosines`); err != nil {
 		return fmt.Errorf("store related lists: %w", err)
 	}
 	return nil
