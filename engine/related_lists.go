@@ -69,10 +69,11 @@ func (e *Engine) incrementalLists(ctx context.Context, u *relatedUpdate, st *rel
 	// Patched on every core (at 1M documents, 127,061 lists per 1,000
 	// changes), then collected in order.
 	patched, ok := make([]heldList, len(todo)), make([]bool, len(todo))
+	const chunk = 4096
 	err = related.Catch(func() {
-		cs := (len(todo) + 4095) / 4096
-		related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))).Run(cs, func(c0 int) {
-			for j := c0 * 4096; j < min(len(todo), (c0+1)*4096); j++ {
+		tasks := (len(todo) + chunk - 1) / chunk
+		related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0))).Run(tasks, func(task int) {
+			for j := task * chunk; j < min(len(todo), (task+1)*chunk); j++ {
 				i := todo[j]
 				patched[j], ok[j] = c.patch(held[i], back[i], u.k, u.depth, c.shortened.has(st.ids[i]))
 			}
