@@ -38,8 +38,8 @@ func ExactScan(s *Set, k int, qs []int32, floor []float32, r Runner) (top, above
 	if floor != nil && len(floor) != len(s.d) {
 		panic("related: ExactScan needs one floor per data document")
 	}
-	padded := len(qs) <= denseScanQueries && denseAcc >= 0
-	bx := indexQueries(s, qs, padded)
+	whole := len(qs) <= denseScanQueries && denseAcc >= 0
+	bx := indexQueries(s, qs)
 	cs := chunks(len(s.d), 64)
 	hits := make([][]aboveHit, len(cs))
 	states := newScanStates(k, len(qs))
@@ -52,12 +52,12 @@ func ExactScan(s *Set, k int, qs []int32, floor []float32, r Runner) (top, above
 		acc, touched := ss.acc, ss.touched[:0]
 		for d := cs[c][0]; d < cs[c][1]; d++ {
 			doc := &s.d[d]
-			// A batch of at most denseScanQueries queries reads its padded
+			// A batch of at most denseScanQueries queries reads its
 			// accumulator whole (clearing it costs less than counting the
 			// postings). Otherwise, as in the other joins: with postings at
 			// least half as many as the queries, the accumulator is read
 			// whole, else only the queries touched are visited.
-			dense := padded
+			dense := whole
 			if !dense {
 				var reads int32
 				for _, t := range doc.t {
@@ -77,7 +77,7 @@ func ExactScan(s *Set, k int, qs []int32, floor []float32, r Runner) (top, above
 						acc[e.q] += float64(e.w) * dw
 					}
 				}
-				for _, a := range acc[:len(qs)] {
+				for _, a := range acc {
 					if a > most {
 						most = a
 					}
@@ -131,8 +131,8 @@ func ExactScan(s *Set, k int, qs []int32, floor []float32, r Runner) (top, above
 				}
 			}
 			if dense {
-				worst := ss.worst[:len(qs)]
-				for j, a := range acc[:len(qs)] {
+				worst := ss.worst[:len(acc)]
+				for j, a := range acc {
 					// offer, with the test that skips nearly every pair
 					// inline. No test for an untouched query: whether a
 					// sum is 0 is a branch the processor cannot predict
@@ -166,20 +166,14 @@ func ExactScan(s *Set, k int, qs []int32, floor []float32, r Runner) (top, above
 	return top, above
 }
 
-// denseScanQueries is the batch size up to which ExactScan pads its index
-// of the batch and reads the accumulator whole for every archive document
-// (tests set it to 0 to take the other way).
+// denseScanQueries is the batch size up to which ExactScan reads the
+// accumulator whole for every archive document (tests set it to 0 to take
+// the other way).
 var denseScanQueries = 1024
 
 // queryIndex is an inverted index of a batch of queries: the postings of
 // term t are p[off[t]:off[t+1]] (positions in the batch, ascending, with
-// the queries' weights), for every term of the set (most empty). A padded
-// index rounds each term's postings up to a multiple of four with
-// postings of weight 0 for the place just after the batch (a sum nothing
-// reads): the dense scan then adds four at a time, and a term's loop ends
-// after one round for most terms, a branch the processor predicts, where
-// it mispredicted the end of a loop of zero to ten postings for nearly
-// every term.
+// the queries' weights), for every term of the set (most empty).
 type queryIndex struct {
 	off []int32
 	p   []queryPosting
@@ -192,8 +186,8 @@ type queryPosting struct {
 	w float32
 }
 
-// indexQueries indexes the documents qs of s, padded or not.
-func indexQueries(s *Set, qs []int32, padded bool) queryIndex {
+// indexQueries indexes the documents qs of s.
+func indexQueries(s *Set, qs []int32) queryIndex {
 	terms := len(s.terms)
 	x := queryIndex{off: make([]int32, terms+1)}
 	for _, d := range qs {
@@ -202,16 +196,9 @@ func indexQueries(s *Set, qs []int32, padded bool) queryIndex {
 		}
 	}
 	for t := range terms {
-		n := x.off[t+1]
-		if padded {
-			n = (n + 3) &^ 3
-		}
-		x.off[t+1] = x.off[t] + n
+		x.off[t+1] += x.off[t]
 	}
 	x.p = make([]queryPosting, x.off[terms])
-	for i := range x.p {
-		x.p[i].q = int32(len(qs)) // padding, unless overwritten
-	}
 	next := append([]int32(nil), x.off[:terms]...)
 	for j, d := range qs {
 		doc := &s.d[d]
@@ -243,7 +230,7 @@ type scanStates struct {
 func newScanStates(k, n int) *scanStates {
 	ss := &scanStates{n: n}
 	ss.make = func() *scanState {
-		s := &scanState{acc: make([]float64, n+1), top: make([]topK, n), worst: make([]float64, n)}
+		s := &scanState{acc: make([]float64, n), top: make([]topK, n), worst: make([]float64, n)}
 		for j := range s.top {
 			s.top[j].reset(k)
 			s.worst[j] = math.Inf(-1)

@@ -13,7 +13,7 @@ import (
 // bit for bit: for any batch of queries (none, one, some, all), floors
 // drawn at random, at the lists' own similarities (ties) or none, k
 // smaller and larger than the lists, sets numbered by Prepare and by a
-// Dict, each way of reading the accumulator (padded index or not), and
+// Dict, each way of reading the accumulator (whole for small batches or not), and
 // more workers than one.
 func TestExactScanEqualsExactOf(t *testing.T) {
 	r := testseed.Rand(t)
@@ -42,10 +42,10 @@ func TestExactScanEqualsExactOf(t *testing.T) {
 				for _, qs := range batches {
 					for _, k := range []int{1, 5, 40} {
 						for _, mode := range []int{0, 1, -1} {
-							for _, padTo := range []int{1024, 0} {
-								how := fmt.Sprintf("n=%d %s, floors %s, %d queries, k=%d, mode %d, padded up to %d queries",
-									n, name, fname, len(qs), k, mode, padTo)
-								denseAcc, denseScanQueries = mode, padTo
+							for _, wholeUpTo := range []int{1024, 0} {
+								how := fmt.Sprintf("n=%d %s, floors %s, %d queries, k=%d, mode %d, read whole up to %d queries",
+									n, name, fname, len(qs), k, mode, wholeUpTo)
+								denseAcc, denseScanQueries = mode, wholeUpTo
 								wantTop, wantAbove, _ := ExactOf(s, x, k, qs, floor, Pool(3))
 								gotTop, gotAbove := ExactScan(s, k, qs, floor, Pool(3))
 								denseAcc, denseScanQueries = 0, 1024
