@@ -30,7 +30,8 @@ import (
 // added, a document whose largest sum is below both bounds (its floor,
 // and the least of the queries' worst members, refreshed every 256
 // documents: it only rises) is done without reading its sums against each
-// query's floor (9 in 10 documents in the 1M measurement).
+// query's floor (9 in 10 documents in the 1M measurement, counted by a
+// temporary counter).
 func ExactScan(s *Set, k int, qs []int32, floor []float32, r Runner) (top, above [][]Neighbor) {
 	if !s.Self {
 		panic("related: ExactScan needs a self join")
@@ -53,10 +54,12 @@ func ExactScan(s *Set, k int, qs []int32, floor []float32, r Runner) (top, above
 		for d := cs[c][0]; d < cs[c][1]; d++ {
 			doc := &s.d[d]
 			// A batch of at most denseScanQueries queries reads its
-			// accumulator whole (clearing it costs less than counting the
-			// postings). Otherwise, as in the other joins: with postings at
-			// least half as many as the queries, the accumulator is read
-			// whole, else only the queries touched are visited.
+			// accumulator whole, without counting the postings first to
+			// choose (8 KB at most to clear; part of the change measured
+			// together in docs/RELATED.md, not timed apart). Otherwise, as
+			// in the other joins: with postings at least half as many as
+			// the queries, the accumulator is read whole, else only the
+			// queries touched are visited.
 			dense := whole
 			if !dense {
 				var reads int32
