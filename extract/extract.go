@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/plagd/plagd/disguise"
 	"github.com/plagd/plagd/internal/safetext"
@@ -221,27 +222,58 @@ func humanBytes(n int64) string {
 // marks parsers write where they left hidden text out (hiddenMark) and
 // returns their byte offsets in the result, in order.
 func normalize(s string) (string, []int) {
+	// Most text needs nothing: runs of it are copied whole between the
+	// characters that change, and a text without any is returned as it is
+	// (a full run normalises every text of the archive; rune by rune this
+	// was a tenth of its chunking). normalizeRunes in the tests is the
+	// rune-by-rune definition it must equal.
 	var b strings.Builder
 	var marks []int
-	b.Grow(len(s))
-	for i, r := range s {
+	copied := false
+	kept := 0 // s[kept:i] is unchanged and not yet written
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' {
+			i++
+			continue
+		}
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		repl, mark := "", false
 		switch {
 		case r == hiddenMark:
-			marks = append(marks, b.Len())
+			mark = true
 		case r == '\r':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				continue
+			if i+1 >= len(s) || s[i+1] != '\n' {
+				repl = "\n"
 			}
-			b.WriteByte('\n')
-		case r == '\n', r == '\t':
-			b.WriteRune(r)
 		case r == '\f', r == '\v', r == '\u2028', r == '\u2029', r == '\u0085':
-			b.WriteByte('\n')
+			repl = "\n"
 		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == '\ufeff':
 			// dropped
+		case r == utf8.RuneError && size == 1:
+			repl = string(utf8.RuneError) // an invalid byte, as ranging over s reads it
 		default:
-			b.WriteRune(r)
+			i += size
+			continue
 		}
+		if !copied {
+			b.Grow(len(s))
+			copied = true
+		}
+		b.WriteString(s[kept:i])
+		if mark {
+			marks = append(marks, b.Len())
+		}
+		b.WriteString(repl)
+		i += size
+		kept = i
 	}
+	if !copied {
+		return s, nil
+	}
+	b.WriteString(s[kept:])
 	return b.String(), marks
 }

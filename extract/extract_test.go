@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/plagd/plagd/internal/testseed"
 )
 
 const (
@@ -272,5 +275,76 @@ func TestText_Timeout(t *testing.T) {
 	}
 	if time.Since(start) > time.Second {
 		t.Fatalf("timeout took %s", time.Since(start))
+	}
+}
+
+// normalizeRunes is normalize's definition, rune by rune: what the fast
+// version, which copies unchanged runs whole, must give.
+func normalizeRunes(s string) (string, []int) {
+	var b strings.Builder
+	var marks []int
+	for i, r := range s {
+		switch {
+		case r == hiddenMark:
+			marks = append(marks, b.Len())
+		case r == '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				continue
+			}
+			b.WriteByte('\n')
+		case r == '\n', r == '\t':
+			b.WriteRune(r)
+		case r == '\f', r == '\v', r == '\u2028', r == '\u2029', r == '\u0085':
+			b.WriteByte('\n')
+		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == '\ufeff':
+			// dropped
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), marks
+}
+
+func TestNormalizeEqualsRuneByRune(t *testing.T) {
+	// Strings built from pieces that each take another branch, in random
+	// order and runs, with invalid and truncated UTF-8 among them.
+	pieces := []string{"a", "word ", "\r", "\n", "\r\n", "\t", "\x00", "\x1f", "\x7f", "\f", "\v",
+		"\u2028", "\u2029", "\u0085", "\u0080", "\u009f", "\u00a0", "é", "\ufeff", string(hiddenMark),
+		"\uFFFD", "\xff", "\xe2\x80", "\xc3", "日本", "\U0001F600", "ﬁ", "\u200b"}
+	rng := rand.New(rand.NewPCG(testseed.Seed(t), 7))
+	for n := range 20000 {
+		var sb strings.Builder
+		for range rng.IntN(12) {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := sb.String()
+		got, gotMarks := normalize(s)
+		want, wantMarks := normalizeRunes(s)
+		if got != want || !slices.Equal(gotMarks, wantMarks) {
+			t.Fatalf("case %d, normalize(%q) = %q %v, want %q %v", n, s, got, gotMarks, want, wantMarks)
+		}
+	}
+	// A clean text comes back as it is.
+	clean := "Plain text,\tin lines\nand accents: é, 日本.\n"
+	if got, _ := normalize(clean); got != clean {
+		t.Errorf("normalize(%q) = %q", clean, got)
+	}
+}
+
+// BenchmarkNormalize: the fast normalize and its rune-by-rune definition
+// on 1 MB of prose with a few accents and a CRLF line end per paragraph.
+func BenchmarkNormalize(b *testing.B) {
+	para := strings.Repeat("The committee reviewed the thesis and its sources; naïve copies were found. ", 12) + "\r\n"
+	text := strings.Repeat(para, (1<<20)/len(para))
+	for _, f := range []struct {
+		name string
+		fn   func(string) (string, []int)
+	}{{"fast", normalize}, {"runes", normalizeRunes}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				f.fn(text)
+			}
+		})
 	}
 }

@@ -11,14 +11,16 @@ import (
 
 // TestMeasureExactSelf times the exact self join (k 30, the engine's
 // depth) of the realistic corpus's vectors cut to 200 terms, the full run's
-// join: the median of PLAGD_RELATED_REPEAT runs on the same vectors.
+// join: the median of PLAGD_RELATED_REPEAT runs on the same vectors. With
+// PLAGD_RELATED_COPIES the N documents are repeated (copiedVectors), for
+// an archive larger than the corpus's vectors take long to make.
 // PLAGD_RELATED_MEASURE=1 PLAGD_RELATED_N=20000 go test ./related -run
 // TestMeasureExactSelf -v -timeout 30m
 func TestMeasureExactSelf(t *testing.T) {
 	measure.Gate(t, "PLAGD_RELATED_MEASURE")
 	n := measure.EnvInt("PLAGD_RELATED_N", 20000)
 	repeat := measure.EnvInt("PLAGD_RELATED_REPEAT", 5)
-	vs := realisticVectors(n)
+	vs := copiedVectors(realisticVectors(n), measure.EnvInt("PLAGD_RELATED_COPIES", 1))
 	dict := NewDict()
 	s := SelfSet(dict, dict.Docs(vs, Pool(0)))
 	x := NewIndex(s)
@@ -30,7 +32,7 @@ func TestMeasureExactSelf(t *testing.T) {
 		took = append(took, time.Since(t0))
 	}
 	slices.Sort(took)
-	t.Logf("%d documents, k 30: self join median %s of %v, %d postings read", n, took[len(took)/2], took, st.Postings)
+	t.Logf("%d documents, k 30: self join median %s of %v, %d postings read", len(vs), took[len(took)/2], took, st.Postings)
 }
 
 // TestMeasureBatchJoin times an incremental run's batch join both ways,
@@ -57,21 +59,7 @@ func TestMeasureBatchJoin(t *testing.T) {
 	if measure.EnvInt("PLAGD_RELATED_TOPICS", 0) == 1 {
 		corpus = 1
 	}
-	base := corpusVectors(corpus, n)
-	r := rand.New(rand.NewPCG(1, 2))
-	vs := make([]Vector, 0, n*copies)
-	for c := range copies {
-		for _, v := range base {
-			if c > 0 {
-				w := slices.Clone(v.W)
-				for i := range w {
-					w[i] *= 0.9 + 0.2*r.Float32()
-				}
-				v.W = w
-			}
-			vs = append(vs, v)
-		}
-	}
+	vs := copiedVectors(corpusVectors(corpus, n), copies)
 	dict := NewDict()
 	s := SelfSet(dict, dict.Docs(vs, Pool(0)))
 	x := NewIndex(s)
@@ -96,6 +84,27 @@ func TestMeasureBatchJoin(t *testing.T) {
 	slices.Sort(scan)
 	t.Logf("%d documents, batch of 800: ExactOf median %s of %v; ExactScan median %s of %v",
 		len(vs), of[len(of)/2], of, scan[len(scan)/2], scan)
+}
+
+// copiedVectors is base repeated copies times, the weights of every copy
+// after the first jittered by up to 10 %: every term lies in copies times
+// as many documents, as in an archive copies times larger without topics.
+func copiedVectors(base []Vector, copies int) []Vector {
+	r := rand.New(rand.NewPCG(1, 2))
+	vs := make([]Vector, 0, len(base)*copies)
+	for c := range copies {
+		for _, v := range base {
+			if c > 0 {
+				w := slices.Clone(v.W)
+				for i := range w {
+					w[i] *= 0.9 + 0.2*r.Float32()
+				}
+				v.W = w
+			}
+			vs = append(vs, v)
+		}
+	}
+	return vs
 }
 
 // realisticVectors is the vectors of the realistic corpus's first n
