@@ -88,10 +88,9 @@ func (p *nearDupPhase) Prepare(ctx context.Context, r *RunState) (bool, error) {
 // archive weighs words alike, not by a table of nothing).
 func (p *nearDupPhase) Worker() func(*DocText) {
 	var fs []neardup.Feature
-	var hs []uint64
 	idf := p.m.IDF()
 	return func(t *DocText) {
-		fs = neardup.TermCountsBuf(t.Words, &hs, fs[:0])
+		fs = neardup.TermCounts(t.Words, fs[:0])
 		hash, W := neardup.Simhash(fs, idf)
 		p.mu.Lock()
 		p.u.rows = append(p.u.rows, simhashRow{id: t.ID, hash: hash, W: W})

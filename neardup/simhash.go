@@ -6,7 +6,6 @@ package neardup
 
 import (
 	"math"
-	"slices"
 
 	"github.com/plagd/plagd/invindex"
 	"github.com/plagd/plagd/termstat"
@@ -28,19 +27,11 @@ type Weights [Bits]float64
 // with their counts. Sorting makes Simhash's floating-point sums independent
 // of word order, so equal documents get bit-identical weights.
 func TermCounts(words []invindex.Word, dst []Feature) []Feature {
-	var hs []uint64
-	return TermCountsBuf(words, &hs, dst)
-}
-
-// TermCountsBuf is TermCounts with the caller's buffer for the word hashes,
-// reused from document to document.
-func TermCountsBuf(words []invindex.Word, hs *[]uint64, dst []Feature) []Feature {
-	h := slices.Grow((*hs)[:0], len(words))[:len(words)]
-	for i, w := range words {
-		h[i] = w.Hash
+	dst = dst[:0]
+	for _, w := range words {
+		dst = append(dst, Feature{Term: w.Hash, Count: 1})
 	}
-	*hs = h
-	return termstat.Count(h, dst)
+	return termstat.Merge(dst)
 }
 
 // IDF gives the inverse document frequency of a feature. The caller owns the

@@ -16,22 +16,33 @@ type TermCount struct {
 }
 
 // Count appends the distinct terms of hs to dst[:0], ascending, with how
-// often each occurs; it sorts hs in place. Sorted counts make the
+// often each occurs; hs is left as it is. Sorted counts make the
 // floating-point sums over a document independent of word order, and let two
 // documents be merged term by term.
 func Count(hs []uint64, dst []TermCount) []TermCount {
-	// Sorting the bare hashes (pdqsort on uint64, no comparator calls) is
-	// about 3 times faster than sorting TermCounts with a comparison function.
-	slices.Sort(hs)
 	dst = dst[:0]
 	for _, h := range hs {
-		if n := len(dst); n > 0 && dst[n-1].Term == h {
-			dst[n-1].Count++
-			continue
-		}
 		dst = append(dst, TermCount{Term: h, Count: 1})
 	}
-	return dst
+	return Merge(dst)
+}
+
+// Merge sorts tc by term (SortByTerm) and merges the entries of each term
+// into one, adding their counts, in place: a document's occurrences, one
+// entry each, become its distinct terms with their counts. SortByTerm's
+// buckets take a realistic document's word hashes about twice as fast as
+// sorting the bare hashes did (BenchmarkTermCounts in neardup).
+func Merge(tc []TermCount) []TermCount {
+	SortByTerm(tc)
+	out := tc[:0]
+	for _, t := range tc {
+		if n := len(out); n > 0 && out[n-1].Term == t.Term {
+			out[n-1].Count += t.Count
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // IDF is the smoothed inverse document frequency ln((1+docs)/(1+df)) + 1 of

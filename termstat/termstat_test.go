@@ -78,6 +78,51 @@ func TestCount(t *testing.T) {
 	}
 }
 
+// TestCountEqualsSortAndRun: Count against its definition (the hashes
+// sorted, each run of one hash counted), on documents of every size around
+// SortByTerm's thresholds whose words repeat as a text's do, and on hashes
+// that share their top bits (one bucket for all) or differ only there.
+func TestCountEqualsSortAndRun(t *testing.T) {
+	r := testseed.Rand(t)
+	gens := map[string]func(vocab []uint64) uint64{
+		"zipf": func(vocab []uint64) uint64 {
+			return vocab[min(len(vocab)-1, int(r.ExpFloat64()*float64(len(vocab))/8))]
+		},
+		"uniform":  func([]uint64) uint64 { return r.Uint64() },
+		"top bits": func(vocab []uint64) uint64 { return 0xabc<<52 | vocab[r.IntN(len(vocab))]>>12 },
+		"only top": func(vocab []uint64) uint64 { return vocab[r.IntN(len(vocab))] &^ (1<<58 - 1) },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{0, 1, 2, 31, 33, 63, 64, 65, 100, 1000, 4097, 30000} {
+			vocab := make([]uint64, 1+r.IntN(2*n+1))
+			for i := range vocab {
+				vocab[i] = r.Uint64()
+			}
+			hs := make([]uint64, n)
+			for i := range hs {
+				hs[i] = gen(vocab)
+			}
+			sorted := slices.Clone(hs)
+			slices.Sort(sorted)
+			var want []TermCount
+			for _, h := range sorted {
+				if k := len(want); k > 0 && want[k-1].Term == h {
+					want[k-1].Count++
+					continue
+				}
+				want = append(want, TermCount{Term: h, Count: 1})
+			}
+			before := slices.Clone(hs)
+			if got := Count(hs, nil); !slices.Equal(got, want) {
+				t.Fatalf("%s, %d hashes: Count gives %d terms, want %d", name, n, len(got), len(want))
+			}
+			if !slices.Equal(hs, before) {
+				t.Fatalf("%s, %d hashes: Count changed its input", name, n)
+			}
+		}
+	}
+}
+
 func randomCounts(r *rand.Rand) []TermCount {
 	hs := make([]uint64, 1+r.IntN(60))
 	for i := range hs {
