@@ -255,14 +255,11 @@ func (u *nearDupUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error
 	if _, err := tx.Exec(ctx, `delete from simhashes where doc_id = any($1)`, u.drop); err != nil {
 		return fmt.Errorf("drop simhashes of documents that left the index: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `create temp table simhash_stage (doc_id bigint, hash bigint, weights bytea) on commit drop`); err != nil {
-		return fmt.Errorf("stage simhashes: %w", err)
-	}
 	src := pgx.CopyFromSlice(len(u.rows), func(i int) ([]any, error) {
 		r := &u.rows[i]
 		return []any{r.id, int64(r.hash), encodeWeights(&r.W)}, nil
 	})
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"simhash_stage"}, []string{"doc_id", "hash", "weights"}, src); err != nil {
+	if err := stageRows(ctx, tx, "simhash_stage", []string{"doc_id bigint", "hash bigint", "weights bytea"}, src); err != nil {
 		return fmt.Errorf("stage simhashes: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `

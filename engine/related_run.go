@@ -508,10 +508,7 @@ func (u *relatedUpdate) writeEarly(ctx context.Context, tx pgx.Tx, runID int64) 
 	if _, err := tx.Exec(ctx, `delete from related_vectors where doc_id = any($1)`, u.drop); err != nil {
 		return fmt.Errorf("drop related vectors: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `create temp table related_vector_stage (doc_id bigint, lang text, terms bytea, weights bytea, norm real) on commit drop`); err != nil {
-		return fmt.Errorf("stage related vectors: %w", err)
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_vector_stage"}, []string{"doc_id", "lang", "terms", "weights", "norm"},
+	if err := stageRows(ctx, tx, "related_vector_stage", []string{"doc_id bigint", "lang text", "terms bytea", "weights bytea", "norm real"},
 		pgx.CopyFromSlice(len(u.vectors), func(i int) ([]any, error) {
 			v := &u.vectors[i]
 			tb, wb := encodeVector(v.v)

@@ -90,10 +90,7 @@ func (u *relatedUpdate) upsertLists(ctx context.Context, tx pgx.Tx) error {
 		}
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `create temp table related_stage (doc_id bigint, others bigint[], cosines real[]) on commit drop`); err != nil {
-		return fmt.Errorf("stage related lists: %w", err)
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"related_stage"}, []string{"doc_id", "others", "cosines"}, rows); err != nil {
+	if err := stageRows(ctx, tx, "related_stage", []string{"doc_id bigint", "others bigint[]", "cosines real[]"}, rows); err != nil {
 		return fmt.Errorf("stage related lists: %w", err)
 	}
 	// Not joined with documents: lists of documents hard-deleted during

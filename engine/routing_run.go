@@ -110,10 +110,7 @@ func (u *routingUpdate) Write(ctx context.Context, tx pgx.Tx, runID int64) error
 	if _, err := tx.Exec(ctx, `delete from routing_features where doc_id = any($1)`, u.drop); err != nil {
 		return fmt.Errorf("drop routing features: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `create temp table routing_stage (doc_id bigint, features bytea) on commit drop`); err != nil {
-		return fmt.Errorf("stage routing features: %w", err)
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"routing_stage"}, []string{"doc_id", "features"},
+	if err := stageRows(ctx, tx, "routing_stage", []string{"doc_id bigint", "features bytea"},
 		pgx.CopyFromSlice(len(u.rows), func(i int) ([]any, error) {
 			return []any{u.rows[i].id, encodeFeatures(u.rows[i].features)}, nil
 		})); err != nil {
