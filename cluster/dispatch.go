@@ -6,10 +6,10 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/plagd/plagd/internal/progress"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -51,32 +51,9 @@ func (m *Master) dispatch(ctx context.Context, st *runState, jobs []Text, fetch 
 	return g.Wait()
 }
 
-// progressEvery is how often long phases log how far they are.
-const progressEvery = 5 * time.Second
-
-// progress logs done/total every progressEvery until the returned stop is called.
+// progress logs done/total every 5 s (progress.Log) until the returned stop is called.
 func (m *Master) progress(phase string, total int, done *atomic.Int64) (stop func()) {
-	start := time.Now()
-	quit := make(chan struct{})
-	go func() {
-		t := time.NewTicker(progressEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				n := done.Load()
-				ev := m.log.Info().Str("phase", phase).Int64("done", n).Int("total", total)
-				if n > 0 {
-					eta := time.Duration(float64(time.Since(start)) * float64(int64(total)-n) / float64(n))
-					ev = ev.Dur("eta_ms", eta.Round(time.Second))
-				}
-				ev.Msg("progress")
-			}
-		}
-	}()
-	return func() { close(quit) }
+	return progress.Log(m.log, phase, int64(total), done)
 }
 
 // chunkBatch fetches, chunks and shuffles one batch.

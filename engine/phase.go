@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/internal/progress"
 	"github.com/plagd/plagd/invindex"
 )
 
@@ -139,14 +140,20 @@ func (e *Engine) textPass(ctx context.Context, r *RunState, phases []Phase, stor
 		g.Wait()
 		return err
 	}
-	if err := run(r.Docs.indexed, true, phases); err != nil {
-		return st, err
-	}
 	var more []Phase
 	for i, p := range phases {
 		if stored[i] {
 			more = append(more, p)
 		}
+	}
+	total := len(r.Docs.indexed)
+	if len(more) > 0 {
+		total += len(r.Docs.others)
+	}
+	// A rebuild reads every text of the archive: 200 s at 1M documents.
+	defer progress.Log(e.log, "texts", int64(total), &tokenised)()
+	if err := run(r.Docs.indexed, true, phases); err != nil {
+		return st, err
 	}
 	err := run(r.Docs.others, false, more)
 	st.Read, st.Tokenised = read.Load(), tokenised.Load()

@@ -3,11 +3,14 @@ package engine
 import (
 	"context"
 	"runtime"
+	"sync/atomic"
 	"time"
 
+	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/plagd/plagd/cluster"
+	"github.com/plagd/plagd/internal/progress"
 	"github.com/plagd/plagd/related"
 )
 
@@ -65,21 +68,28 @@ func (e *Engine) joinRelated(ctx context.Context, j cluster.RelatedJob) ([][]rel
 // vectors' terms in a new related.Dict and keeps it in st with the
 // numbered vectors, for the next incremental run; the index is dropped
 // with the join (an incremental run reads the archive's documents, not an
-// index of them: related.ExactScan). When ctx ends it stops within about one task and
-// returns ctx's error.
-func exactSelfHere(ctx context.Context, st *relatedState, k int, stats *relatedStats) (lists [][]related.Neighbor, err error) {
+// index of them: related.ExactScan). numbered is called once the vectors
+// are numbered, before the join: the hashed ones are not read after that.
+// When ctx ends it stops within about one task and returns ctx's error.
+func exactSelfHere(ctx context.Context, log zerolog.Logger, st *relatedState, k int, stats *relatedStats, numbered func()) (lists [][]related.Neighbor, err error) {
 	pool := related.Stoppable(ctx, related.Pool(runtime.GOMAXPROCS(0)))
 	err = related.Catch(func() {
 		start := time.Now()
 		dict := related.NewDict()
 		docs := dict.Docs(st.vecs, pool)
+		st.dict, st.docs = dict, docs
+		numbered()
 		s := related.SelfSet(dict, docs)
 		x := related.NewIndex(s)
 		stats.Index = time.Since(start)
 		start = time.Now()
-		lists, _ = related.ExactSelf(s, x, k, pool)
+		// The join is most of a large full run (20 minutes at 1M
+		// documents): its progress is the postings read so far.
+		var done atomic.Int64
+		stop := progress.Log(log, "related self join", x.SelfWork(), &done)
+		defer stop()
+		lists, _ = related.ExactSelfCounted(s, x, k, pool, &done)
 		stats.Join = time.Since(start)
-		st.dict, st.docs = dict, docs
 	})
 	if err != nil {
 		return nil, err

@@ -418,6 +418,8 @@ func (e *Engine) relatedVectors(ctx context.Context, version int64, ids []int64)
 			if i < 0 {
 				break
 			}
+			// As held: shed (relatedState.shed) when st is numbered, and
+			// then the run takes the numbered one from st (numbered).
 			out = append(out, relatedVector{id: id, v: st.vecs[i]})
 		}
 		if len(out) == len(ids) {

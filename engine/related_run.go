@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,6 +48,22 @@ type relatedUpdate struct {
 	// wroteEarly: the commit wrote the model and vectors (writeEarly)
 	// before it waited for the join.
 	wroteEarly bool
+	// released counts what still needs a rebuild's hashed vectors: the
+	// commit's copy of them into related_vectors and the self join's
+	// numbering. The second to be done drops them (releaseHashed).
+	released atomic.Int32
+}
+
+// releaseHashed is called once the commit has written the vectors and
+// once the self join has numbered them: the second call drops the hashed
+// vectors, which the joins no longer read and the next run rebuilds from
+// the numbered ones where it needs them (relatedState.shed). At 1M
+// documents that is 2.2 GB the self join no longer holds for its 20
+// minutes.
+func (u *relatedUpdate) releaseHashed() {
+	if u.released.Add(1) == 2 && u.state != nil {
+		u.state.shed()
+	}
 }
 
 // relatedJoinHold, set by a test, holds a run's join until it is closed
@@ -248,6 +265,10 @@ func (p *relatedPhase) Finish(ctx context.Context, r *RunState) (Update, error) 
 	u.vectors = p.fresh
 	if u.all {
 		u.vectors = append(u.vectors, p.stored...)
+		// The update holds the vectors from here (the phase lives on in
+		// the join's goroutine): the hashed vectors can then be dropped
+		// once written and numbered (releaseHashed).
+		p.fresh, p.stored = nil, nil
 		st := newRelatedState(r.ID, u.vectors)
 		u.state = st
 		p.goJoin(ctx, r.ID, func(ctx context.Context) error { return p.e.selfJoin(ctx, u, st) })
@@ -325,7 +346,12 @@ func (u *relatedUpdate) abandon() {
 }
 
 // Committed makes the run's vectors the engine's for the next run.
-func (u *relatedUpdate) committed(e *Engine) { e.related = u.state }
+func (u *relatedUpdate) committed(e *Engine) {
+	if u.state != nil {
+		u.state.shed()
+	}
+	e.related = u.state
+}
 
 // report counts the lists the run patched and joined again, and the time
 // of the run's join, which overlapped the commit ("related_join").
@@ -348,6 +374,40 @@ func newRelatedState(run int64, vs []relatedVector) *relatedState {
 	}
 	st.at = newDenseIndex(st.ids)
 	return st
+}
+
+// shed drops the hashed vectors of st's documents once they are numbered
+// (dict and docs), keeping their norms: the joins read the numbered ones,
+// and the few hashed ones a later run needs are rebuilt from them
+// (vector). An incremental run takes the vectors of the documents it did
+// not change from here as they are, shed, and their numbering with them
+// (numbered): every run that commits a state has numbered all of it.
+func (st *relatedState) shed() {
+	if st.dict == nil || len(st.docs) != len(st.vecs) {
+		return
+	}
+	for i := range st.vecs {
+		st.vecs[i] = related.Vector{Norm: st.vecs[i].Norm}
+	}
+}
+
+// vector is document i's hashed vector, rebuilt from its numbered one
+// when shed.
+func (st *relatedState) vector(i int) related.Vector {
+	if v := st.vecs[i]; v.Terms != nil || st.dict == nil || len(st.docs) != len(st.vecs) {
+		return v
+	}
+	return st.dict.Vector(st.docs[i])
+}
+
+// hashed is every vector of st hashed (vector), for a join on node
+// processes, which number the terms themselves.
+func (st *relatedState) hashed() []related.Vector {
+	out := make([]related.Vector, len(st.vecs))
+	for i := range out {
+		out[i] = st.vector(i)
+	}
+	return out
 }
 
 // index is the position of document id in st, or -1.
@@ -376,10 +436,11 @@ func (e *Engine) selfJoin(ctx context.Context, u *relatedUpdate, st *relatedStat
 	var lists [][]related.Neighbor
 	var err error
 	if method == "exact" && len(e.relatedClients()) == 0 {
-		lists, err = exactSelfHere(ctx, st, u.depth, &u.stats)
+		lists, err = exactSelfHere(ctx, e.log, st, u.depth, &u.stats, u.releaseHashed)
 	} else {
+		vecs := st.hashed()
 		lists, err = e.joinRelated(ctx, cluster.RelatedJob{K: u.depth, Method: method, Lambda: cfg.Lambda, Sigma: cfg.Sigma,
-			Data: st.vecs, Queries: st.vecs, Same: same})
+			Data: vecs, Queries: vecs, Same: same})
 	}
 	if err != nil {
 		return err
@@ -503,7 +564,12 @@ func (u *relatedUpdate) writeEarly(ctx context.Context, tx pgx.Tx, runID int64) 
 		// before the deferred foreign keys are checked. At 100,000
 		// documents the stage's COPY and insert took 2.4 and 4.2 s of the
 		// full run's commit.
-		return copyVectors(ctx, tx, u.vectors, u.version, runID)
+		if err := copyVectors(ctx, tx, u.vectors, u.version, runID); err != nil {
+			return err
+		}
+		u.vectors = nil
+		u.releaseHashed()
+		return nil
 	}
 	if _, err := tx.Exec(ctx, `delete from related_vectors where doc_id = any($1)`, u.drop); err != nil {
 		return fmt.Errorf("drop related vectors: %w", err)

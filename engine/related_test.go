@@ -303,6 +303,7 @@ func TestRelated_NumberingKeptAcrossRuns(t *testing.T) {
 	if dict == nil || len(e.related.docs) != len(ids) {
 		t.Fatal("no numbered vectors kept after a run")
 	}
+	checkHeldVectors(t, e, pool, "after the full run")
 	for run := range 5 {
 		// Each run changes another document, and one of those changed before.
 		for _, id := range []int64{ids[3+run*7], ids[3+max(0, run-1)*7]} {
@@ -314,6 +315,36 @@ func TestRelated_NumberingKeptAcrossRuns(t *testing.T) {
 		checkRelated(t, pool, cfg, fmt.Sprintf("after incremental run %d", run))
 		if e.related.dict != dict || len(e.related.docs) != len(ids) {
 			t.Fatalf("run %d numbered the archive anew (or lost documents: %d of %d)", run, len(e.related.docs), len(ids))
+		}
+		checkHeldVectors(t, e, pool, fmt.Sprintf("after incremental run %d", run))
+	}
+}
+
+// checkHeldVectors fails t unless the engine holds the committed vectors
+// numbered only, their hashed form dropped (relatedState.shed), and
+// rebuilds each of them bit for bit as related_vectors stores it.
+func checkHeldVectors(t *testing.T, e *Engine, pool *pgxpool.Pool, when string) {
+	t.Helper()
+	st := e.related
+	rows, err := pool.Query(context.Background(), `select doc_id, terms, weights, norm from related_vectors order by doc_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	var want []related.Vector
+	if err := scanVectors(rows, func(id int64, v related.Vector) { ids, want = append(ids, id), append(want, v) }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, st.ids) {
+		t.Fatalf("%s: the engine holds the vectors of %v, the table of %v", when, st.ids, ids)
+	}
+	for i := range ids {
+		if st.vecs[i].Terms != nil || st.vecs[i].W != nil {
+			t.Fatalf("%s: document %d's hashed vector is still held beside its numbered one", when, ids[i])
+		}
+		got := st.vector(i)
+		if !slices.Equal(got.Terms, want[i].Terms) || !slices.Equal(got.W, want[i].W) || got.Norm != want[i].Norm {
+			t.Fatalf("%s: document %d's vector rebuilt as %v, stored as %v", when, ids[i], got, want[i])
 		}
 	}
 }

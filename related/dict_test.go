@@ -65,3 +65,20 @@ func identicalLists(t *testing.T, how string, got, want [][]Neighbor) {
 		}
 	}
 }
+
+// TestDictVectorIsTheVectorConverted: Vector gives back, bit for bit, the
+// vector each Doc was converted from, over a Dict filled by two batches
+// (the second numbering new terms), the empty vector included.
+func TestDictVectorIsTheVectorConverted(t *testing.T) {
+	r := testseed.Rand(t)
+	vs := append(randomVectors(r, 600, 400, 25), Vector{Norm: 0})
+	dict := NewDict()
+	docs := dict.Docs(vs[:300], Pool(3))
+	docs = append(docs, dict.Docs(vs[300:], Pool(3))...)
+	for i, d := range docs {
+		got := dict.Vector(d)
+		if !slices.Equal(got.Terms, vs[i].Terms) || !slices.Equal(got.W, vs[i].W) || got.Norm != vs[i].Norm {
+			t.Fatalf("vector %d: got %v, converted from %v", i, got, vs[i])
+		}
+	}
+}

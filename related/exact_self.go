@@ -18,6 +18,25 @@ import (
 // ExactSelf returns what Exact returns for a self join s (s.Self): every
 // document's top k, best first.
 func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
+	return ExactSelfCounted(s, x, k, r, nil)
+}
+
+// SelfWork is the postings ExactSelf reads over x in all: every document
+// reads, in each of its terms' lists, the postings after its own, so a
+// term in df documents costs df(df-1)/2.
+func (x *Index) SelfWork() int64 {
+	var n int64
+	for t := range len(x.off) - 1 {
+		df := x.off[t+1] - x.off[t]
+		n += df * (df - 1) / 2
+	}
+	return n
+}
+
+// ExactSelfCounted is ExactSelf adding to done, as it goes, the postings
+// read, of SelfWork in all (the caller's measure of how far the join is; a
+// chunk of queries adds its own when it ends).
+func ExactSelfCounted(s *Set, x *Index, k int, r Runner, done *atomic.Int64) ([][]Neighbor, ExactStats) {
 	if !s.Self {
 		panic("related: ExactSelf needs a self join")
 	}
@@ -117,6 +136,9 @@ func ExactSelf(s *Set, x *Index, k int, r Runner) ([][]Neighbor, ExactStats) {
 			out[qi] = top.sorted()
 		}
 		posts[c] = n
+		if done != nil {
+			done.Add(n)
+		}
 		back.put(bl)
 		accs.put(acc)
 	})

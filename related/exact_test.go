@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/plagd/plagd/internal/testseed"
@@ -128,8 +129,14 @@ func TestExactSelfEqualsExact(t *testing.T) {
 			// documents touched, chosen per query) gives the same lists.
 			for _, mode := range []int{0, 1, -1} {
 				denseAcc = mode
-				got, half := ExactSelf(s, x, k, Pool(3))
+				var done atomic.Int64
+				got, half := ExactSelfCounted(s, x, k, Pool(3), &done)
 				denseAcc = 0
+				// Its progress ends at the work it announced, the
+				// postings it read.
+				if done.Load() != half.Postings || half.Postings != x.SelfWork() {
+					t.Fatalf("n=%d k=%d mode %d: counted %d postings, read %d, SelfWork %d", n, k, mode, done.Load(), half.Postings, x.SelfWork())
+				}
 				for i := range want {
 					if !slices.Equal(got[i], want[i]) {
 						t.Fatalf("n=%d k=%d mode %d: document %d: %v, Exact gives %v", n, k, mode, i, got[i], want[i])
