@@ -1,14 +1,12 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,32 +14,14 @@ import (
 
 	"github.com/plagd/plagd/audit"
 	"github.com/plagd/plagd/auth"
+	"github.com/plagd/plagd/internal/testlog"
 )
-
-// lockedBuffer is a log sink the server's goroutines may write while the
-// test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // auditEnv is an apiEnv whose server logs into a buffer, with one user of
 // each role: tokens and browser sessions.
 type auditEnv struct {
 	*apiEnv
-	log                  *lockedBuffer
+	log                  *testlog.Buffer
 	admin, staff, teach  string // API tokens
 	adminID, staffID     int64
 	adminCookie, adminCS string
@@ -49,7 +29,7 @@ type auditEnv struct {
 }
 
 func newAuditEnv(t *testing.T) *auditEnv {
-	e := &auditEnv{apiEnv: newAPIEnv(t, true, nil), log: &lockedBuffer{}}
+	e := &auditEnv{apiEnv: newAPIEnv(t, true, nil), log: &testlog.Buffer{}}
 	e.srv.log = zerolog.New(e.log)
 	e.admin, e.staff, e.teach = e.user("ada", auth.RoleAdmin), e.user("sam", auth.RoleStaff), e.user("tess", auth.RoleTeacher)
 	e.adminCookie, e.adminCS = e.session("ada")

@@ -39,6 +39,7 @@ import (
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
 	"github.com/plagd/plagd/internal/pgtest"
+	"github.com/plagd/plagd/internal/testlog"
 	"github.com/plagd/plagd/internal/testpdf"
 	"github.com/plagd/plagd/store"
 )
@@ -447,7 +448,7 @@ func e2eStartServerWith(t *testing.T, tweak func(*config.Config)) *e2eServer {
 	}
 
 	// The server's log is kept and shown only when the test fails.
-	logs := &e2eLogBuffer{}
+	logs := &testlog.Buffer{}
 	log := zerolog.New(logs).With().Timestamp().Logger().Level(zerolog.InfoLevel)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -518,24 +519,6 @@ func e2eFreeAddr(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	return addr
-}
-
-// e2eLogBuffer is a bytes.Buffer safe for the server's goroutines.
-type e2eLogBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *e2eLogBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *e2eLogBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // --- the corpus -----------------------------------------------------------

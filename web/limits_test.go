@@ -27,6 +27,7 @@ import (
 	"github.com/plagd/plagd/auth"
 	"github.com/plagd/plagd/config"
 	"github.com/plagd/plagd/daemon"
+	"github.com/plagd/plagd/internal/testlog"
 	"github.com/plagd/plagd/store"
 )
 
@@ -409,7 +410,7 @@ func TestQuery_NULAndInvalidUTF8Are400(t *testing.T) {
 // (request id X)", on the API and on pages.
 func TestInternalError_ShowsRequestIDNotDatabase(t *testing.T) {
 	e := newAPIEnv(t, false, nil)
-	var logs e2eLogBuffer
+	var logs testlog.Buffer
 	e.srv.log = zerolog.New(&logs)
 	tok := e.user("tina", auth.RoleTeacher)
 	cookie, _ := e.session("tina")

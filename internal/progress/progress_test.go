@@ -1,39 +1,16 @@
 package progress
 
 import (
-	"bytes"
 	"encoding/json"
-	"sync"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/plagd/plagd/internal/testlog"
 )
-
-// syncBuffer is a bytes.Buffer the logging goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
-}
-
-func (s *syncBuffer) lines() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Split(bytes.TrimSpace(s.b.Bytes()), []byte("\n"))
-}
 
 // TestLogSaysHowFarAndHowLong: the lines name the phase, the work done and
 // in all, and the time left at the pace so far; none come after stop, and
@@ -41,22 +18,22 @@ func (s *syncBuffer) lines() [][]byte {
 func TestLogSaysHowFarAndHowLong(t *testing.T) {
 	every = 20 * time.Millisecond
 	defer func() { every = 5 * time.Second }()
-	var buf syncBuffer
+	var buf testlog.Buffer
 	var done atomic.Int64
 	stop := Log(zerolog.New(&buf), "texts", 400, &done)
 	time.Sleep(70 * time.Millisecond)
 	done.Store(100)
 	// Until a line says so (however late the machine lets the ticker run).
-	for deadline := time.Now().Add(10 * time.Second); !bytes.Contains(buf.bytes(), []byte(`"done":100`)); {
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(buf.String(), `"done":100`); {
 		if time.Now().After(deadline) {
-			t.Fatalf("no line says the work done in 10 s: %s", buf.bytes())
+			t.Fatalf("no line says the work done in 10 s: %s", buf.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	stop()
-	n := len(buf.lines())
+	n := len(logLines(&buf))
 	time.Sleep(70 * time.Millisecond)
-	lines := buf.lines()
+	lines := logLines(&buf)
 	if len(lines) != n {
 		t.Fatalf("%d lines logged after stop", len(lines)-n)
 	}
@@ -68,7 +45,7 @@ func TestLogSaysHowFarAndHowLong(t *testing.T) {
 			ETA         *float64 `json:"eta_ms"`
 			Message     string
 		}
-		if err := json.Unmarshal(l, &ev); err != nil {
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
 			t.Fatalf("%s: %v", l, err)
 		}
 		if ev.Phase != "texts" || ev.Total != 400 || ev.Message != "progress" {
@@ -88,4 +65,9 @@ func TestLogSaysHowFarAndHowLong(t *testing.T) {
 	if !sawETA {
 		t.Fatalf("no line after work was done: %s", lines)
 	}
+}
+
+// logLines are the log lines written to buf.
+func logLines(buf *testlog.Buffer) []string {
+	return strings.Split(strings.TrimSpace(buf.String()), "\n")
 }
