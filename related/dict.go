@@ -59,10 +59,10 @@ func (d *Dict) Docs(vs []Vector, r Runner) []Doc {
 // are 2.2 GB hashed, 1.5 GB numbered).
 func (d *Dict) Vector(doc Doc) Vector {
 	sp := doc.s
-	v := Vector{Terms: make([]uint64, len(sp.t)), W: make([]float32, len(sp.t)), Norm: sp.norm}
 	if len(sp.t) == 0 {
 		return Vector{Norm: sp.norm}
 	}
+	v := Vector{Terms: make([]uint64, len(sp.t)), W: make([]float32, len(sp.t)), Norm: sp.norm}
 	// Sort (hash, position) pairs by hash: hashes are distinct within a
 	// vector, so the order is the hashed vector's.
 	type pair struct {
